@@ -1,0 +1,440 @@
+"""Spec entities (frozen, strictly validated) and the figures derived from them.
+
+Field names carry their units (`tdp_w`, `it_power_mw`, `_usd`). Each number has a plausible
+range; a value outside it is an error that names the likely unit slip.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
+MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
+KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios")
+
+# Gb/s per lane per direction, by PCIe generation.
+PCIE_LANE_GBPS = {3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0, 7: 128.0}
+HOURS_PER_YEAR = 8760
+RACK_UNITS_PER_RACK = 42
+
+Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+Month = Annotated[str, StringConstraints(pattern=MONTH_PATTERN)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+
+
+def plausible(lo: float, hi: float, unit: str, slips: Mapping[float, str] | None = None) -> Any:
+    """A number in [lo, hi] of `unit`; outside it, an error naming the likely unit slip.
+
+    `slips` maps a factor to a description: if value * factor lands in range, that slip is named.
+    """
+
+    def check(value: float) -> float:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{value} is not a finite number")
+        if lo <= value <= hi:
+            return value
+        hint = ""
+        for factor, what in (slips or {}).items():
+            if value != 0 and lo <= value * factor <= hi:
+                hint = f"; this looks like {what}"
+                break
+        raise ValueError(f"{value:g} {unit} is outside the plausible range {lo:g} to {hi:g} {unit}{hint}")
+
+    schema = {"minimum": lo, "maximum": hi}
+    return [AfterValidator(check), Field(json_schema_extra=schema)]
+
+
+def _num(lo: float, hi: float, unit: str, slips: Mapping[float, str] | None = None) -> Any:
+    return Annotated[float, *plausible(lo, hi, unit, slips)]
+
+
+def _int(lo: int, hi: int, unit: str, slips: Mapping[float, str] | None = None) -> Any:
+    return Annotated[int, *plausible(lo, hi, unit, slips)]
+
+
+Usd = _num(0, 1e12, "USD")
+Fraction = _num(0, 1, "(fraction)", {0.01: "a percentage; write 0.10 for 10%"})
+
+
+class Spec(BaseModel):
+    """Strict base: unknown fields are errors, values are frozen, no type coercion."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Provenance(Spec):
+    sources: list[Text] = []
+    estimates: list[str] = []
+    notes: Text | None = None
+
+    @model_validator(mode="after")
+    def _estimates_name_fields(self) -> Provenance:
+        known = set(type(self).model_fields) - {"sources", "estimates", "notes"}
+        for name in self.estimates:
+            top = name.split(".")[0]
+            if top not in known:
+                raise ValueError(f"estimates names unknown field '{name}'")
+        return self
+
+
+class Hbm(Spec):
+    generation: Text
+    stacks: _int(1, 32, "stacks")
+    stack_gb: _num(1, 512, "GB", {1 / 1024: "MB typed into a GB field"})
+    pin_gbps: _num(0.5, 50, "Gb/s", {1e-3: "Mb/s typed into a Gb/s field"})
+    bus_bits: _int(64, 4096, "bits")
+
+
+class ChipScaleUp(Spec):
+    """Scale-up link of a chip: `pcie_gen` implies the lane rate, else give `lane_gbps`."""
+
+    protocol: Text | None = None
+    pcie_gen: _int(3, 7, "(PCIe generation)") | None = None
+    lanes: _int(1, 4096, "lanes")
+    lane_gbps: _num(1, 2000, "Gb/s per lane") | None = None
+
+    @model_validator(mode="after")
+    def _one_rate(self) -> ChipScaleUp:
+        if (self.pcie_gen is None) == (self.lane_gbps is None):
+            raise ValueError("give exactly one of pcie_gen (PCIe lane rate) or lane_gbps")
+        return self
+
+    @property
+    def lane_rate_gbps(self) -> float:
+        return self.lane_gbps if self.lane_gbps is not None else PCIE_LANE_GBPS[self.pcie_gen or 6]
+
+
+class Chip(Provenance):
+    name: Text
+    vendor: Text
+    tdp_w: _num(50, 5000, "W", {1000: "kW typed into a W field"})
+    dense_tflops: dict[Id, _num(1, 1e6, "TFLOPS", {1000: "PFLOPS typed into a TFLOPS field"})]
+    hbm: Hbm
+    scale_up: ChipScaleUp
+    scale_out_gbps: _num(1, 20000, "Gb/s", {1000: "Tb/s typed into a Gb/s field"})
+    unit_usd: _num(0, 1e7, "USD")
+    available_from: Month | None = None
+
+    @model_validator(mode="after")
+    def _has_fp8(self) -> Chip:
+        if "fp8" not in self.dense_tflops:
+            raise ValueError("dense_tflops needs an fp8 entry (FP8 PFLOPs are what plans count)")
+        return self
+
+    @property
+    def fp8_tflops(self) -> float:
+        return self.dense_tflops["fp8"]
+
+    @property
+    def hbm_capacity_gb(self) -> float:
+        """stacks x stack_gb."""
+        return self.hbm.stacks * self.hbm.stack_gb
+
+    @property
+    def hbm_bandwidth_tbps(self) -> float:
+        """stacks x bus_bits x pin_gbps / 8 / 1000."""
+        return self.hbm.stacks * self.hbm.bus_bits * self.hbm.pin_gbps / 8 / 1000
+
+    @property
+    def scale_up_tbps(self) -> float:
+        """One direction: lanes x lane rate / 8 / 1000."""
+        return self.scale_up.lanes * self.scale_up.lane_rate_gbps / 8 / 1000
+
+
+class Names(Spec):
+    brand: Text | None = None
+    codename: Text | None = None
+    topology: Text | None = None
+
+
+class BomItem(Spec):
+    item: Text
+    qty: _num(0, 10000, "per rack")
+    unit_usd: Usd
+    category: Id = "rack"
+
+
+class ScaleUpOption(Spec):
+    switch: Id
+    per_rack: _int(0, 256, "switches per rack")
+
+
+class Form(Provenance):
+    chip: Id
+    names: Names = Names()
+    topology: Literal["switched", "torus"]
+    chips_per_rack: _int(1, 4096, "chips")
+    racks_per_unit: _int(1, 64, "racks")
+    domain_chips: _int(1, 100000, "chips")
+    cooling: list[Id] = Field(min_length=1)
+    rack_overhead_kw: _num(0, 500, "kW", {1e-3: "W typed into a kW field"})
+    rack_bom: list[BomItem] = []
+    scale_up: list[ScaleUpOption] = []
+    endpoint_optics_per_chip: _num(0, 16, "optics per chip") = 1.0
+    rack_units: _int(1, 60, "U") | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> Form:
+        unit_chips = self.chips_per_rack * self.racks_per_unit
+        problems = []
+        if unit_chips % self.domain_chips:
+            problems.append(
+                f"domain_chips {self.domain_chips} must divide the unit "
+                f"({self.chips_per_rack} chips x {self.racks_per_unit} racks = {unit_chips})"
+            )
+        optics = self.endpoint_optics_per_chip * self.chips_per_rack
+        if abs(optics - round(optics)) > 1e-9:
+            problems.append(
+                f"endpoint_optics_per_chip x chips_per_rack = {optics:g} must be a whole number of optics"
+            )
+        if self.topology == "switched" and not self.scale_up:
+            problems.append("a switched form needs at least one scale_up switch option")
+        seen = [o.switch for o in self.scale_up]
+        if len(seen) != len(set(seen)):
+            problems.append("scale_up lists a switch twice")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @property
+    def unit_chips(self) -> int:
+        return self.chips_per_rack * self.racks_per_unit
+
+    @property
+    def rack_kit_usd(self) -> float:
+        return sum(item.qty * item.unit_usd for item in self.rack_bom)
+
+    @property
+    def optics_per_rack(self) -> int:
+        return round(self.endpoint_optics_per_chip * self.chips_per_rack)
+
+
+class Switch(Provenance):
+    name: Text | None = None
+    vendor: Text | None = None
+    role: Literal["scale_up", "scale_out"]
+    protocol: Text
+    lanes: _int(1, 8192, "lanes") | None = None
+    ports: _int(1, 4096, "ports") | None = None
+    bandwidth_gbps: _num(100, 1e6, "Gb/s", {1000: "Tb/s typed into a Gb/s field"}) | None = None
+    port_gbps: _num(1, 3200, "Gb/s") | None = None
+    rack_units: _int(1, 42, "U") | None = None
+    power_w: _num(0, 20000, "W", {1000: "kW typed into a W field"})
+    unit_usd: _num(0, 5e6, "USD")
+    optic_usd: _num(0, 50000, "USD") = 0.0
+    optic_w: _num(0, 100, "W") = 0.0
+    available_from: Month
+
+    @model_validator(mode="after")
+    def _scale_out_shape(self) -> Switch:
+        if self.role == "scale_out":
+            missing = [f for f in ("bandwidth_gbps", "port_gbps", "rack_units") if getattr(self, f) is None]
+            if missing:
+                raise ValueError(f"a scale_out switch needs {', '.join(missing)}")
+            radix = self.radix
+            if radix < 2 or radix % 2 or abs(radix - self.bandwidth_gbps / self.port_gbps) > 1e-9:  # type: ignore[operator]
+                raise ValueError(
+                    f"bandwidth_gbps / port_gbps = {self.bandwidth_gbps:g} / {self.port_gbps:g} "
+                    "must be an even whole number of ports (the radix)"
+                )
+        return self
+
+    @property
+    def radix(self) -> int:
+        """Ports of `port_gbps` the switch offers: bandwidth_gbps / port_gbps."""
+        if self.bandwidth_gbps is None or self.port_gbps is None:
+            return 0
+        return round(self.bandwidth_gbps / self.port_gbps)
+
+
+class Cooling(Provenance):
+    name: Text | None = None
+    max_rack_kw: _num(1, 1000, "kW", {1e-3: "W typed into a kW field"})
+    pue: _num(1.0, 3.0, "(PUE)")
+    capex_usd_per_kw: _num(0, 100000, "USD/kW", {1e-3: "USD/MW typed into a USD/kW field"})
+
+
+class Site(Provenance):
+    name: Text | None = None
+    location: Text | None = None
+    it_power_mw: _num(0.01, 10000, "MW", {1e-3: "kW typed into a MW field"})
+    grid_power_mw: _num(0.01, 20000, "MW", {1e-3: "kW typed into a MW field"}) | None = None
+    rack_positions: _int(1, 1000000, "rack positions")
+    cooling: list[Id] = Field(min_length=1)
+    cooling_fixed_usd: dict[Id, Usd] = {}
+    max_rack_kw: _num(1, 1000, "kW", {1e-3: "W typed into a kW field"}) | None = None
+    electricity_usd_per_kwh: _num(0.001, 2, "USD/kWh", {0.01: "cents typed into a USD field"})
+    colocation_usd_per_kw_month: _num(0, 5000, "USD/kW-month")
+
+    @property
+    def it_power_kw(self) -> float:
+        return self.it_power_mw * 1000
+
+
+class Demand(Spec):
+    chips: _int(1, 100_000_000, "chips") | None = None
+    fp8_pflops: _num(0.001, 1e9, "PFLOPS", {1e-3: "TFLOPS typed into a PFLOPS field"}) | None = None
+    hbm_tb: _num(0.001, 1e9, "TB", {1e-3: "GB typed into a TB field"}) | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.chips is None and self.fp8_pflops is None and self.hbm_tb is None
+
+
+class Budget(Spec):
+    capex_usd: _num(1, 1e13, "USD") | None = None
+    tco_usd: _num(1, 1e13, "USD") | None = None
+
+
+class Fabric(Spec):
+    cooling: Id = "air"
+
+
+class Scenario(Provenance):
+    description: Text | None = None
+    sites: list[Id] = Field(min_length=1)
+    chips: list[Id] | None = None
+    forms: list[Id] | None = None
+    demand: Demand = Demand()
+    min_domain_chips: _int(1, 1_000_000, "chips") = 1
+    as_of: Month | None = None
+    supply: dict[Id, _int(0, 100_000_000, "units")] = {}
+    objective: Literal["min_tco", "max_perf_per_tco", "max_perf"] = "min_tco"
+    budget: Budget = Budget()
+    horizon_years: _int(1, 30, "years")
+    cost_of_capital: _num(0, 1, "(fraction)", {0.01: "a percentage; write 0.10 for 10%"})
+    utilization: _num(0.01, 1, "(fraction)", {0.01: "a percentage; write 0.8 for 80%"})
+    maintenance_rate: _num(0, 1, "(fraction)", {0.01: "a percentage; write 0.03 for 3%"})
+    fabric: Fabric = Fabric()
+
+    @model_validator(mode="after")
+    def _objective_inputs(self) -> Scenario:
+        if self.objective == "min_tco" and self.demand.empty:
+            raise ValueError("objective min_tco needs a demand (chips, fp8_pflops or hbm_tb)")
+        if self.objective == "max_perf" and self.budget.capex_usd is None and self.budget.tco_usd is None:
+            raise ValueError("objective max_perf needs a budget (capex_usd or tco_usd)")
+        if len(set(self.sites)) != len(self.sites):
+            raise ValueError("sites lists a site twice")
+        return self
+
+
+MODELS: dict[str, type[Provenance]] = {
+    "chips": Chip,
+    "forms": Form,
+    "switches": Switch,
+    "cooling": Cooling,
+    "sites": Site,
+    "scenarios": Scenario,
+}
+
+
+class SpecFile(Spec):
+    """One spec file: any of the six collections, each keyed by id (used for the JSON Schema)."""
+
+    chips: dict[Id, Chip] = {}
+    forms: dict[Id, Form] = {}
+    switches: dict[Id, Switch] = {}
+    cooling: dict[Id, Cooling] = {}
+    sites: dict[Id, Site] = {}
+    scenarios: dict[Id, Scenario] = {}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an entity was defined: its file and the line/col of every key path inside it."""
+
+    file: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every validated entity, by kind and id; `origins` locate them in their files."""
+
+    chips: dict[str, Chip] = field(default_factory=dict)
+    forms: dict[str, Form] = field(default_factory=dict)
+    switches: dict[str, Switch] = field(default_factory=dict)
+    cooling: dict[str, Cooling] = field(default_factory=dict)
+    sites: dict[str, Site] = field(default_factory=dict)
+    scenarios: dict[str, Scenario] = field(default_factory=dict)
+    origins: dict[tuple[str, str], Origin] = field(default_factory=dict)
+
+    def of(self, kind: str) -> dict[str, Any]:
+        return getattr(self, kind)  # type: ignore[no-any-return]
+
+    def scenario(self, scenario_id: str) -> Scenario:
+        return self.scenarios[scenario_id]
+
+    def scale_up_tbps(self, chip_id: str) -> float:
+        return self.chips[chip_id].scale_up_tbps
+
+
+def rack_it_kw(form: Form, chip: Chip, switch: Switch | None, per_rack: int) -> float:
+    """Rack IT kW = chips_per_rack x tdp_w / 1000 + rack_overhead_kw + switches per rack x power_w / 1000."""
+    switch_kw = per_rack * switch.power_w / 1000 if switch is not None else 0.0
+    return form.chips_per_rack * chip.tdp_w / 1000 + form.rack_overhead_kw + switch_kw
+
+
+def form_derived(form: Form, catalog: Catalog) -> dict[str, Any]:
+    """Derived figures of a form: unit and domain sizes, domain FP8 PFLOPs and HBM, rack IT kW per option."""
+    chip = catalog.chips[form.chip]
+    options: dict[str, float] = {}
+    if form.scale_up:
+        for opt in form.scale_up:
+            options[opt.switch] = rack_it_kw(form, chip, catalog.switches.get(opt.switch), opt.per_rack)
+    else:
+        options["none"] = rack_it_kw(form, chip, None, 0)
+    return {
+        "unit_chips": form.unit_chips,
+        "domain_chips": form.domain_chips,
+        "domain_fp8_pflops": form.domain_chips * chip.fp8_tflops / 1000,
+        "domain_hbm_tb": form.domain_chips * chip.hbm_capacity_gb / 1000,
+        "domain_hbm_bandwidth_tbps": form.domain_chips * chip.hbm_bandwidth_tbps,
+        "rack_it_kw": options,
+    }
+
+
+def chip_derived(chip: Chip) -> dict[str, float]:
+    return {
+        "hbm_capacity_gb": chip.hbm_capacity_gb,
+        "hbm_bandwidth_tbps": chip.hbm_bandwidth_tbps,
+        "scale_up_tbps": chip.scale_up_tbps,
+    }
+
+
+DERIVED: dict[str, Callable[[Any, Catalog], dict[str, Any]]] = {
+    "chips": lambda chip, _catalog: chip_derived(chip),
+    "forms": form_derived,
+}
+
+
+def month_leq(a: str | None, b: str | None) -> bool:
+    """`a` is available by `b` (YYYY-MM strings compare lexically); no `b` means no limit."""
+    return a is None or b is None or a <= b
+
+
+def check_month(value: str) -> bool:
+    return re.match(MONTH_PATTERN, value) is not None
+
+
+def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
+    """sha256 of the resolved specs a scenario can use: it, its sites, and every chip, form, switch, cooling."""
+    import hashlib
+    import json
+
+    scenario = catalog.scenarios[scenario_id]
+    doc = {
+        "scenario": {scenario_id: scenario.model_dump(mode="json")},
+        "sites": {s: catalog.sites[s].model_dump(mode="json") for s in sorted(scenario.sites)},
+        **{kind: {k: v.model_dump(mode="json") for k, v in sorted(catalog.of(kind).items())}
+           for kind in ("chips", "forms", "switches", "cooling")},
+    }
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,88 @@
+"""Error types and the exit codes they map to; the library raises, only the CLI exits."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_DIFFERENT = 1
+EXIT_USAGE = 2
+EXIT_INVALID = 3
+EXIT_INFEASIBLE = 4
+EXIT_SOLVER = 5
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One located problem in the input: `file:line:col: key.path: message`."""
+
+    file: str
+    line: int
+    col: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+class TrnplanError(Exception):
+    """Base class; `exit_code` is what the CLI exits with."""
+
+    exit_code = EXIT_INVALID
+
+
+class SpecError(TrnplanError):
+    """Invalid specs or input: every problem found, sorted."""
+
+    exit_code = EXIT_INVALID
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = sorted(set(problems))
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [str(p) for p in self.problems]
+        n = len(self.problems)
+        lines.append(f"{n} problem{'s' if n != 1 else ''} found")
+        return "\n".join(lines)
+
+
+class InputError(TrnplanError):
+    """A bad file or argument outside the specs (plan files, output paths)."""
+
+    exit_code = EXIT_INVALID
+
+
+class UsageError(TrnplanError):
+    exit_code = EXIT_USAGE
+
+
+class InfeasibleError(TrnplanError):
+    """No plan meets the scenario; `explanation` says what must give."""
+
+    exit_code = EXIT_INFEASIBLE
+
+    def __init__(self, scenario: str, explanation: list[str]):
+        self.scenario = scenario
+        self.explanation = explanation
+        text = f"scenario '{scenario}' is infeasible: no plan meets it."
+        if explanation:
+            text += "\n" + "\n".join(f"  - {line}" for line in explanation)
+        super().__init__(text)
+
+
+class SolverError(TrnplanError):
+    """The solver failed, or stopped at a limit with no feasible plan."""
+
+    exit_code = EXIT_SOLVER
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """A `; did you mean 'x'?` suffix, or '' when nothing is close."""
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""

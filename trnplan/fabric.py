@@ -1,0 +1,77 @@
+"""Scale-out fabric sizing: a non-blocking folded Clos of one switch type per site."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from trnplan.catalog import RACK_UNITS_PER_RACK, Switch
+
+MAX_TIERS = 6
+
+
+def tier_capacity(radix: int, tiers: int) -> int:
+    """Endpoints a t-tier Clos of radix-k switches serves: k for t = 1, else 2 x (k/2)^t."""
+    if tiers == 1:
+        return radix
+    return 2 * (radix // 2) ** tiers
+
+
+def tiers_needed(ports: int, radix: int) -> int:
+    """The smallest t >= 1 with ports <= capacity(t)."""
+    for t in range(1, MAX_TIERS + 1):
+        if ports <= tier_capacity(radix, t):
+            return t
+    raise ValueError(f"{ports} endpoint ports need more than {MAX_TIERS} tiers of radix {radix}")
+
+
+def switches_per_port(tiers: int, radix: int) -> float:
+    """Switches per endpoint port at t tiers: (2t - 1) / k (before rounding up)."""
+    return (2 * tiers - 1) / radix
+
+
+def switch_side_optics_per_port(tiers: int) -> int:
+    """Switch-side optics per endpoint port: 1 + 2 (t - 1) = 2t - 1."""
+    return 2 * tiers - 1
+
+
+def endpoint_ports(scale_out_gbps_total: float, port_gbps: float) -> int:
+    """N = ceil(chips x scale_out_gbps / port_gbps), summed over chip types first."""
+    return math.ceil(scale_out_gbps_total / port_gbps - 1e-9) if scale_out_gbps_total > 0 else 0
+
+
+@dataclass(frozen=True)
+class FabricSize:
+    """One site's scale-out fabric."""
+
+    switch: str
+    ports: int
+    radix: int
+    tiers: int
+    switches: int
+    switch_optics: int
+    endpoint_optics: int
+    network_racks: int
+    it_power_kw: float
+
+    @property
+    def optics(self) -> int:
+        return self.switch_optics + self.endpoint_optics
+
+
+def size_fabric(switch_id: str, switch: Switch, scale_out_gbps_total: float, endpoint_optics: int) -> FabricSize:
+    """Size the Clos for the site's total scale-out bandwidth and its rack-side optics.
+
+    switches = ceil((2t - 1) N / k); optics = N (2t - 1) + rack-side; racks = ceil(switches x U / 42);
+    kW = (switches x power_w + optics x optic_w) / 1000.
+    """
+    ports = endpoint_ports(scale_out_gbps_total, switch.port_gbps or 1.0)
+    radix = switch.radix
+    if ports == 0:
+        return FabricSize(switch_id, 0, radix, 0, 0, 0, endpoint_optics, 0, endpoint_optics * switch.optic_w / 1000)
+    tiers = tiers_needed(ports, radix)
+    switches = -(-(2 * tiers - 1) * ports // radix)  # integer ceil((2t - 1) N / k)
+    switch_optics = ports * switch_side_optics_per_port(tiers)
+    racks = -(-switches * (switch.rack_units or 1) // RACK_UNITS_PER_RACK)
+    kw = (switches * switch.power_w + (switch_optics + endpoint_optics) * switch.optic_w) / 1000
+    return FabricSize(switch_id, ports, radix, tiers, switches, switch_optics, endpoint_optics, racks, kw)

@@ -1,0 +1,203 @@
+"""Turn a scenario into a proven-optimal plan: build -> solve -> extract, plus alternatives and explanations.
+
+This package is the only user of PuLP; `trnplan.optimize` is imported lazily by the CLI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from trnplan.catalog import Catalog, inputs_digest
+from trnplan.check import binding_rows, check_plan, constraint_rows
+from trnplan.costs import Deployment, evaluate
+from trnplan.errors import InfeasibleError, SolverError
+from trnplan.optimize.model import Model, build_model, exclude_choices, option_use_binaries, set_objective
+from trnplan.optimize.solve import SolveResult, SolveStatus, check_solver_available, solve
+from trnplan.plan import PLAN_FORMAT, Plan, plan_body
+
+__all__ = ["optimize", "SolveStatus", "build_model", "solve"]
+
+MAX_DINKELBACH = 40
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """A solution read back from the MILP: units per option and the scale-out switch per used site."""
+
+    deployments: tuple[Deployment, ...]
+    scale_out: tuple[tuple[str, str], ...]
+    used: frozenset[tuple[int, int]]
+    fabrics: frozenset[tuple[int, str]]
+
+
+def extract(model: Model) -> Decisions:
+    """Round the integer values and read which options and scale-out switch each site uses."""
+    deployments = []
+    used = set()
+    fabrics = set()
+    scale_out = []
+    for sm in model.sites:
+        site_units = 0
+        for i, (v, o) in enumerate(zip(sm.n, sm.options, strict=True)):
+            units = round(v.value() or 0)
+            if units > 0:
+                deployments.append(Deployment(sm.site, o.form, o.cooling, o.scale_up_switch, units))
+                used.add((sm.index, i))
+                site_units += units
+        if site_units:
+            chosen = sorted(o for (o, _t), y in sm.y.items() if round(y.value() or 0) == 1)
+            if len(chosen) != 1:
+                raise SolverError(f"internal: site {sm.site} has chips but {len(chosen)} scale-out switches")
+            scale_out.append((sm.site, chosen[0]))
+            fabrics.add((sm.index, chosen[0]))
+    return Decisions(tuple(sorted(deployments)), tuple(scale_out), frozenset(used), frozenset(fabrics))
+
+
+def _solve_objective(model: Model, solver: str, time_limit: float | None) -> tuple[SolveResult, Decisions | None, int]:
+    """Solve the scenario's objective; max_perf_per_tco by Dinkelbach iterations of MILPs."""
+    kind = model.scenario.objective
+    if kind != "max_perf_per_tco":
+        set_objective(model, kind)
+        result = solve(model.prob, solver, time_limit)
+        return result, (extract(model) if result.status.has_solution else None), 1
+    ratio = 0.0
+    best: tuple[float, SolveResult, Decisions] | None = None
+    result = None
+    for iteration in range(1, MAX_DINKELBACH + 1):
+        set_objective(model, "dinkelbach", ratio)
+        result = solve(model.prob, solver, time_limit)
+        if not result.status.has_solution:
+            if best is None:
+                return result, None, iteration
+            break
+        perf, tco = model.perf.value(), model.tco.value()
+        decisions = extract(model)
+        if tco <= 0:
+            raise SolverError("internal: a plan with zero TCO")
+        if best is None or perf / tco > best[0] * (1 + 1e-12):
+            best = (perf / tco, result, decisions)
+        gain = perf - ratio * tco
+        if gain <= 1e-9 * max(1.0, perf) or result.status is not SolveStatus.OPTIMAL:
+            break
+        ratio = perf / tco
+    assert best is not None and result is not None
+    return best[1], best[2], iteration
+
+
+def objective_value(kind: str, totals: dict[str, Any]) -> float:
+    if kind == "min_tco":
+        return float(totals["tco_usd"])
+    if kind == "max_perf":
+        return float(totals["fp8_pflops"])
+    return float(totals["fp8_pflops"]) / float(totals["tco_usd"]) * 1e6  # PFLOPs per million USD of TCO
+
+
+OBJECTIVE_UNITS = {"min_tco": "USD", "max_perf": "FP8 PFLOPs", "max_perf_per_tco": "FP8 PFLOPs per million USD TCO"}
+
+
+def describe_choices(decisions: Decisions) -> str:
+    """'site: form / cooling / scale-up + ... / scale-out' for each site, sorted."""
+    by_site: dict[str, list[str]] = {}
+    for d in decisions.deployments:
+        by_site.setdefault(d.site, []).append(f"{d.form} / {d.cooling} / {d.scale_up_switch}")
+    fabric = dict(decisions.scale_out)
+    return "; ".join(f"{site}: {' + '.join(parts)} / {fabric[site]}" for site, parts in sorted(by_site.items()))
+
+
+def find_alternatives(
+    catalog: Catalog, scenario_id: str, best: Decisions, best_value: float, k: int, solver: str,
+    time_limit: float | None,
+) -> list[dict[str, Any]]:
+    """The k best plans whose set of choices (options used, scale-out switch per site) differs, ranked."""
+    if k <= 0:
+        return []
+    scenario = catalog.scenarios[scenario_id]
+    model = build_model(catalog, scenario_id)
+    option_use_binaries(model)
+    exclude_choices(model, set(best.used), set(best.fabrics))
+    out = []
+    for _ in range(k):
+        result, decisions, _iterations = _solve_objective(model, solver, time_limit)
+        if decisions is None or not decisions.deployments:
+            break
+        ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
+        value = objective_value(scenario.objective, ev.totals)
+        delta = (value - best_value) / best_value * 100 if best_value else 0.0
+        out.append({
+            "choice": describe_choices(decisions),
+            "tco_usd": round(ev.totals["tco_usd"], 2),
+            "fp8_pflops": ev.totals["fp8_pflops"],
+            "objective": value,
+            "delta_pct": round(delta, 4),
+            "status": result.status.value,
+        })
+        exclude_choices(model, set(decisions.used), set(decisions.fabrics))
+    return out
+
+
+def optimize(
+    catalog: Catalog,
+    scenario_id: str,
+    *,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    alternatives: int = 3,
+) -> Plan:
+    """Solve a scenario to proven optimality and return its plan (re-checked without PuLP).
+
+    Raises InfeasibleError (with what must give) when no plan exists, SolverError when the solver
+    fails or stops at a limit with no feasible plan.
+    """
+    if scenario_id not in catalog.scenarios:
+        from trnplan.errors import UsageError, did_you_mean
+
+        raise UsageError(f"unknown scenario '{scenario_id}'{did_you_mean(scenario_id, catalog.scenarios)}")
+    check_solver_available(solver)
+    scenario = catalog.scenarios[scenario_id]
+    model = build_model(catalog, scenario_id)
+    result, decisions, iterations = _solve_objective(model, solver, time_limit)
+    if result.status in (SolveStatus.INFEASIBLE,) or (decisions is not None and not decisions.deployments):
+        from trnplan.optimize.explain import explain_infeasible
+
+        raise InfeasibleError(scenario_id, explain_infeasible(catalog, scenario_id, solver, time_limit))
+    if decisions is None:
+        if result.status is SolveStatus.NO_SOLUTION:
+            raise SolverError(
+                f"the {result.solver} solver stopped at the time limit ({time_limit:g} s) with no feasible plan; "
+                "raise --time-limit"
+            )
+        raise SolverError(f"the {result.solver} solver failed on scenario '{scenario_id}' ({result.status.value})")
+    ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
+    totals, sites, bom = plan_body(ev)
+    value = objective_value(scenario.objective, ev.totals)
+    rows = constraint_rows(catalog, scenario, ev)
+    solver_info: dict[str, Any] = {
+        "name": result.solver,
+        "version": result.version,
+        "status": result.status.value,
+        "mip_gap": result.mip_gap if result.mip_gap is not None else 0.0,
+    }
+    if scenario.objective == "max_perf_per_tco":
+        solver_info["dinkelbach_iterations"] = iterations
+    alts = find_alternatives(catalog, scenario_id, decisions, value, alternatives, solver, time_limit)
+    plan = Plan(
+        scenario=scenario_id,
+        inputs_digest=inputs_digest(catalog, scenario_id),
+        solver=solver_info,
+        objective={"kind": scenario.objective, "value": value, "unit": OBJECTIVE_UNITS[scenario.objective]},
+        totals=totals,
+        sites=sites,
+        bom=bom,
+        binding=binding_rows(rows),
+        alternatives=alts,
+        format=PLAN_FORMAT,
+    )
+    # Round-trip through the canonical form so the value returned is exactly what gets written.
+    from trnplan.plan import plan_from_dict
+
+    plan = plan_from_dict(plan.to_dict())
+    violations = check_plan(plan, catalog)
+    if violations:
+        raise SolverError("internal: the solved plan fails its re-check:\n" + "\n".join(violations))
+    return plan

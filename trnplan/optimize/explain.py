@@ -1,0 +1,71 @@
+"""Why no plan exists, in the user's terms, from elastic re-solves.
+
+Two questions are asked of an elastic copy of the model, where capacity rows take slacks and blocked
+options (no such cooling at the site, a switch not yet available, domains too small) may be unlocked:
+  1. with today's choices, how much more capacity would it take?  (unlocks forbidden)
+  2. which choices would have to change?                            (unlocks cheap, capacity dear)
+"""
+
+from __future__ import annotations
+
+from trnplan.catalog import Catalog
+from trnplan.optimize.model import Model, build_model, set_elastic_objective
+from trnplan.optimize.solve import solve
+
+TOL = 1e-6
+
+
+def _fmt(amount: float, unit: str) -> str:
+    if unit == "USD":
+        return f"${amount:,.0f}"
+    if unit == "MW":
+        return f"{amount:,.2f} MW" if amount < 10 else f"{amount:,.1f} MW"
+    return f"{amount:,.0f} {unit}" if abs(amount - round(amount)) < 1e-6 else f"{amount:,.2f} {unit}"
+
+
+def _slack_lines(model: Model) -> list[str]:
+    lines = []
+    for _name, slack in sorted(model.slacks.items()):
+        value = slack.var.value() or 0.0
+        if value <= TOL * max(1.0, slack.limit):
+            continue
+        amount = value / slack.per
+        if slack.shortfall:
+            lines.append(f"demand for {_fmt(slack.limit, slack.unit)} cannot be met by any allowed option "
+                         f"({_fmt(amount, slack.unit)} short)")
+        else:
+            now = slack.limit / slack.per
+            lines.append(f"{slack.label}: needs {_fmt(amount, slack.unit)} more "
+                         f"({_fmt(now, slack.unit)} -> {_fmt(now + amount, slack.unit)})")
+    return lines
+
+
+def _unlock_lines(model: Model) -> list[str]:
+    return [f"lift: {reason}" for _name, (var, reason) in sorted(model.unlocks.items()) if (var.value() or 0) > 0.5]
+
+
+def explain_infeasible(catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None) -> list[str]:
+    """Lines that say which constraints must give, and by how much."""
+    out: list[str] = []
+    capacity = build_model(catalog, scenario_id, elastic=True)
+    for var, _reason in capacity.unlocks.values():
+        var.upBound = 0
+    set_elastic_objective(capacity, unlock_weight=0.0, slack_weight=1.0)
+    first = solve(capacity.prob, solver, time_limit)
+    capacity_lines = _slack_lines(capacity) if first.status.has_solution else []
+
+    choices = build_model(catalog, scenario_id, elastic=True)
+    set_elastic_objective(choices, unlock_weight=1.0, slack_weight=100.0)
+    second = solve(choices.prob, solver, time_limit)
+    choice_lines = (_unlock_lines(choices) + _slack_lines(choices)) if second.status.has_solution else []
+
+    capacity_ok = capacity_lines and not any(line.startswith("demand for") for line in capacity_lines)
+    if capacity_ok:
+        out.append("with the current choices, capacity must give:")
+        out.extend(f"  {line}" for line in capacity_lines)
+    if choice_lines and choice_lines != capacity_lines and any(line.startswith("lift:") for line in choice_lines):
+        out.append("or" if capacity_ok else "choices must change:")
+        out.extend(f"  {line}" for line in choice_lines)
+    if not out:
+        out.extend(capacity_lines or choice_lines or ["no relaxation of power, space, supply or budget makes it feasible"])
+    return out

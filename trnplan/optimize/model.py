@@ -1,0 +1,435 @@
+"""The MILP: one `define_*` function per constraint family, ids in sorted order, names built by index.
+
+Variables, per site s:
+  n[s,i]    integer units of option i = (form, cooling, scale-up switch)
+  y[s,o,t]  binary: scale-out switch o at t tiers serves the site
+  N[s,o,t]  integer endpoint ports served at tier t (N <= cap_t y)
+  S[s,o]    integer scale-out switches;  E[s,o] rack-side optics priced at switch o
+  R[s]      integer network racks;       z[s,q] binary: cooling q used (only where it has a one-off cost)
+Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulp
+
+from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Scenario
+from trnplan.costs import (
+    Option,
+    all_options,
+    make_option,
+    opex_usd_per_kw_year,
+    option_problems,
+    scale_out_switches,
+    tco_per_capex_usd,
+)
+from trnplan.fabric import MAX_TIERS, switch_side_optics_per_port, tier_capacity
+
+MONEY_SCALE = 1e-6  # the objective is in millions of USD: coefficients near 1, to the dollar at gap 0
+HARD_REASONS = ("does not support", "not among the scenario's", "cooling's")
+
+
+def lin(pairs: list[tuple[Any, float]], constant: float = 0.0) -> pulp.LpAffineExpression:
+    """A linear expression from (variable, coefficient) pairs, built in one go."""
+    expr = pulp.LpAffineExpression(constant=constant)
+    for var, coef in pairs:
+        if coef:
+            expr[var] = expr.get(var, 0.0) + coef
+    return expr
+
+
+@dataclass(frozen=True)
+class Slack:
+    """Elastic mode: how far a capacity row was exceeded (or demand fell short), in the row's units."""
+
+    var: Any
+    label: str  # "iad-a IT power"
+    unit: str  # what the report speaks in: MW, positions, units, USD, chips...
+    per: float  # row units per report unit (kW per MW = 1000)
+    limit: float
+    shortfall: bool = False
+
+
+@dataclass
+class SiteModel:
+    """One site's options and variables."""
+
+    site: str
+    index: int
+    options: list[Option]
+    blocked: dict[int, list[str]]  # option index -> why it is blocked (elastic mode only)
+    upper: list[int]
+    n: list[Any] = field(default_factory=list)
+    y: dict[tuple[str, int], Any] = field(default_factory=dict)
+    ports: dict[tuple[str, int], Any] = field(default_factory=dict)
+    switches: dict[str, Any] = field(default_factory=dict)
+    optics: dict[str, Any] = field(default_factory=dict)
+    racks: Any = None
+    cooling_on: dict[str, Any] = field(default_factory=dict)
+    compute_kw: list[tuple[Any, float]] = field(default_factory=list)
+    network_kw: list[tuple[Any, float]] = field(default_factory=list)
+    capex: list[tuple[Any, float]] = field(default_factory=list)
+    kw_by_cooling: dict[str, list[tuple[Any, float]]] = field(default_factory=dict)
+
+
+@dataclass
+class Model:
+    """The PuLP problem and what the extractor needs to read a solution back."""
+
+    prob: pulp.LpProblem
+    catalog: Catalog
+    scenario: Scenario
+    scenario_id: str
+    sites: list[SiteModel]
+    out_switches: list[str]
+    capex: pulp.LpAffineExpression
+    tco: pulp.LpAffineExpression
+    perf: pulp.LpAffineExpression
+    elastic: bool = False
+    slacks: dict[str, Slack] = field(default_factory=dict)
+    unlocks: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name -> (binary, reason)
+    use: dict[tuple[int, int], Any] = field(default_factory=dict)  # alternatives: option used binaries
+    cuts: int = 0
+
+
+def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: Option) -> int:
+    """Units of an option a site could hold on its own: power, grid, positions and supply caps."""
+    site = catalog.sites[site_id]
+    bounds = [site.it_power_kw / opt.it_kw, site.rack_positions / opt.racks]
+    if site.grid_power_mw is not None:
+        bounds.append(site.grid_power_mw * 1000 / (opt.it_kw * catalog.cooling[opt.cooling].pue))
+    for key, per_unit in ((opt.chip, opt.chips), (opt.form, 1), (opt.scale_up_switch, opt.scale_up_switches)):
+        if key in scenario.supply and per_unit:
+            bounds.append(scenario.supply[key] / per_unit)
+    return max(0, math.floor(min(bounds) + 1e-9))
+
+
+def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[SiteModel]:
+    """Options per site (blocked ones too in elastic mode, unless physics forbids them)."""
+    sites = []
+    for s_index, site_id in enumerate(sorted(scenario.sites)):
+        options, blocked, upper = [], {}, []
+        for form_id, cooling_id, switch_id in all_options(catalog):
+            why = option_problems(catalog, scenario, site_id, form_id, cooling_id, switch_id)
+            if why and (not elastic or any(h in w for w in why for h in HARD_REASONS)):
+                continue
+            opt = make_option(catalog, form_id, cooling_id, switch_id)
+            if elastic:
+                bound = max(1, option_upper_bound(catalog, scenario, site_id, opt)) * 4 + 10
+            else:
+                bound = option_upper_bound(catalog, scenario, site_id, opt)
+            if bound <= 0:
+                continue
+            if why:
+                blocked[len(options)] = why
+            options.append(opt)
+            upper.append(bound)
+        sites.append(SiteModel(site_id, s_index, options, blocked, upper))
+    return sites
+
+
+def define_units(prob: pulp.LpProblem, sm: SiteModel) -> None:
+    """n[s,i] in {0..U[s,i]}."""
+    sm.n = [prob.add_variable(f"n_{sm.index}_{i}", 0, sm.upper[i], pulp.LpInteger) for i in range(len(sm.options))]
+
+
+def max_fabric_load(catalog: Catalog, sm: SiteModel) -> tuple[float, float]:
+    """Upper bounds on the site's scale-out Gb/s and rack-side optics, from its options' bounds."""
+    if not sm.options:
+        return 0.0, 0.0
+    site = catalog.sites[sm.site]
+    kw_budget = max(site.it_power_kw, max(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True)))
+    gbps_by_kw = max(o.scale_out_gbps / o.it_kw for o in sm.options)
+    optics_by_kw = max(o.endpoint_optics / o.it_kw for o in sm.options)
+    gbps_sum = sum(u * o.scale_out_gbps for u, o in zip(sm.upper, sm.options, strict=True))
+    optics_sum = sum(u * o.endpoint_optics for u, o in zip(sm.upper, sm.options, strict=True))
+    return min(gbps_sum, kw_budget * gbps_by_kw), min(optics_sum, kw_budget * optics_by_kw)
+
+
+def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_switches: list[str]) -> None:
+    """Ports cover the site's scale-out bandwidth; one switch type and tier; switches >= (2t-1) N / k."""
+    max_gbps, max_optics = max_fabric_load(catalog, sm)
+    units = lin([(v, 1) for v in sm.n])
+    tier_sum = []
+    port_cover = []
+    optics_split = []
+    for o_index, o in enumerate(out_switches):
+        sw = catalog.switches[o]
+        port_gbps = sw.port_gbps or 1.0
+        k = sw.radix
+        max_ports = math.ceil(max_gbps / port_gbps - 1e-9)
+        if max_ports == 0:
+            continue
+        tiers = []
+        for t in range(1, MAX_TIERS + 1):
+            tiers.append(t)
+            if max_ports <= tier_capacity(k, t):
+                break
+        y_o = []
+        n_terms = []
+        for t in tiers:
+            cap = min(tier_capacity(k, t), max_ports)
+            y = prob.add_variable(f"y_{sm.index}_{o_index}_{t}", 0, 1, pulp.LpBinary)
+            ports = prob.add_variable(f"N_{sm.index}_{o_index}_{t}", 0, cap, pulp.LpInteger)
+            prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.index}_{o_index}_{t}"
+            sm.y[(o, t)] = y
+            sm.ports[(o, t)] = ports
+            y_o.append(y)
+            n_terms.append((ports, t))
+            port_cover.append((ports, port_gbps))
+        max_switches = math.ceil(max(switch_side_optics_per_port(t) for t in tiers) * max_ports / k)
+        s_var = prob.add_variable(f"S_{sm.index}_{o_index}", 0, max_switches, pulp.LpInteger)
+        sm.switches[o] = s_var
+        prob += (
+            lin([(s_var, k)] + [(p, -switch_side_optics_per_port(t)) for p, t in n_terms]) >= 0,
+            f"switches_{sm.index}_{o_index}",
+        )
+        e_var = prob.add_variable(f"E_{sm.index}_{o_index}", 0, max_optics, pulp.LpContinuous)
+        sm.optics[o] = e_var
+        prob += lin([(e_var, 1)] + [(y, -max_optics) for y in y_o]) <= 0, f"optics_on_{sm.index}_{o_index}"
+        optics_split.append((e_var, 1))
+        tier_sum.extend((y, 1) for y in y_o)
+        optic_pairs = [(p, switch_side_optics_per_port(t)) for p, t in n_terms] + [(e_var, 1)]
+        sm.network_kw.append((s_var, sw.power_w / 1000))
+        sm.network_kw.extend((v, c * sw.optic_w / 1000) for v, c in optic_pairs)
+        sm.capex.append((s_var, sw.unit_usd))
+        sm.capex.extend((v, c * sw.optic_usd) for v, c in optic_pairs)
+    prob += lin(tier_sum) <= 1, f"one_fabric_{sm.index}"
+    prob += lin(tier_sum) - units <= 0, f"fabric_if_used_{sm.index}"
+    gbps = [(v, o.scale_out_gbps) for v, o in zip(sm.n, sm.options, strict=True)]
+    prob += lin(port_cover) - lin(gbps) >= 0, f"ports_{sm.index}"
+    eo = [(v, o.endpoint_optics) for v, o in zip(sm.n, sm.options, strict=True)]
+    prob += lin(optics_split) - lin(eo) == 0, f"optics_{sm.index}"
+
+
+def define_site_costs(catalog: Catalog, scenario: Scenario, sm: SiteModel) -> None:
+    """Compute IT kW by cooling, and capex of options and of the network's cooling."""
+    fabric_q = scenario.fabric.cooling
+    by_cooling: dict[str, list[tuple[Any, float]]] = defaultdict(list)
+    for v, o in zip(sm.n, sm.options, strict=True):
+        by_cooling[o.cooling].append((v, o.it_kw))
+        sm.compute_kw.append((v, o.it_kw))
+        sm.capex.append((v, o.capex_usd))
+    by_cooling[fabric_q].extend(sm.network_kw)
+    sm.capex.extend((v, c * catalog.cooling[fabric_q].capex_usd_per_kw) for v, c in sm.network_kw)
+    sm.kw_by_cooling = dict(by_cooling)
+
+
+def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scenario, sm: SiteModel) -> None:
+    """z[s,q] = 1 when cooling q serves any IT kW at s: compute kW <= site kW x z; fabric on => z."""
+    site = catalog.sites[sm.site]
+    fabric_q = scenario.fabric.cooling
+    for q_index, q in enumerate(sorted(site.cooling_fixed_usd)):
+        fixed = site.cooling_fixed_usd[q]
+        if not fixed or q not in sm.kw_by_cooling:
+            continue
+        z = prob.add_variable(f"z_{sm.index}_{q_index}", 0, 1, pulp.LpBinary)
+        sm.cooling_on[q] = z
+        sm.capex.append((z, fixed))
+        compute = [(v, o.it_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.cooling == q]
+        if compute:
+            big_m = sum(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True) if o.cooling == q)
+            prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.index}_{q_index}"
+        if q == fabric_q:
+            for (o, t), y in sorted(sm.y.items()):
+                sw = catalog.switches[o]
+                if sw.power_w > 0 or sw.optic_w > 0:
+                    prob += lin([(y, 1), (z, -1)]) <= 0, f"fabric_cooling_{sm.index}_{q_index}_{o}_{t}".replace(
+                        "-", "_"
+                    ).replace(".", "p")
+
+
+def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> None:
+    """IT kW <= it_power; IT kW x PUE <= grid; compute + network racks <= rack positions."""
+    catalog = model.catalog
+    site = catalog.sites[sm.site]
+    racks_bound = sum(math.ceil(s.upBound * (catalog.switches[o].rack_units or 1) / RACK_UNITS_PER_RACK)
+                      for o, s in sm.switches.items())
+    sm.racks = prob.add_variable(f"R_{sm.index}", 0, racks_bound, pulp.LpInteger)
+    ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(sm.switches.items())]
+    prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.index}"
+    rows = {
+        f"power_{sm.index}": (sm.compute_kw + sm.network_kw, site.it_power_kw, f"{sm.site} IT power", "MW", 1000),
+        f"positions_{sm.index}": (
+            [(v, o.racks) for v, o in zip(sm.n, sm.options, strict=True)] + [(sm.racks, 1)],
+            site.rack_positions, f"{sm.site} rack positions", "positions", 1,
+        ),
+    }
+    if site.grid_power_mw is not None:
+        facility = [(v, c * catalog.cooling[q].pue) for q, pairs in sm.kw_by_cooling.items() for v, c in pairs]
+        rows[f"grid_{sm.index}"] = (facility, site.grid_power_mw * 1000, f"{sm.site} grid power", "MW", 1000)
+    for name, (pairs, rhs, label, unit, per) in rows.items():
+        add_capacity_row(prob, model, name, pairs, rhs, label, unit, per)
+
+
+def add_capacity_row(
+    prob: pulp.LpProblem, model: Model, name: str, pairs: list[tuple[Any, float]], rhs: float,
+    label: str, unit: str, per: float,
+) -> None:
+    """sum(pairs) <= rhs; in elastic mode with a slack priced relative to the limit."""
+    expr = lin(pairs)
+    if model.elastic:
+        slack = prob.add_variable(f"slack_{name}", 0, None, pulp.LpContinuous)
+        model.slacks[name] = Slack(slack, label, unit, per, rhs)
+        expr = expr - slack
+    prob += expr <= rhs, name
+
+
+def define_demand(prob: pulp.LpProblem, model: Model) -> None:
+    """Every demand given holds: chips, FP8 PFLOPs, HBM TB."""
+    demand = model.scenario.demand
+    pairs_by = {"chips": [], "fp8_pflops": [], "hbm_tb": []}  # type: dict[str, list[tuple[Any, float]]]
+    for sm in model.sites:
+        for v, o in zip(sm.n, sm.options, strict=True):
+            pairs_by["chips"].append((v, o.chips))
+            pairs_by["fp8_pflops"].append((v, o.fp8_pflops))
+            pairs_by["hbm_tb"].append((v, o.hbm_tb))
+    for key, pairs in pairs_by.items():
+        need = getattr(demand, key)
+        if need is None:
+            continue
+        expr = lin(pairs)
+        if model.elastic:
+            short = prob.add_variable(f"short_{key}", 0, None, pulp.LpContinuous)
+            model.slacks[f"demand_{key}"] = Slack(short, "demand", key, 1, need, shortfall=True)
+            expr = expr + short
+        prob += expr >= need, f"demand_{key}"
+    if demand.empty:
+        prob += lin([(v, 1) for sm in model.sites for v in sm.n]) >= 1, "some_deployment"
+
+
+def define_supply(prob: pulp.LpProblem, model: Model) -> None:
+    """Caps on chips, forms, scale-up and scale-out switches, summed over sites."""
+    for s_index, (key, cap) in enumerate(sorted(model.scenario.supply.items())):
+        pairs: list[tuple[Any, float]] = []
+        for sm in model.sites:
+            for v, o in zip(sm.n, sm.options, strict=True):
+                per_unit = (o.chips if o.chip == key else 0) + (1 if o.form == key else 0)
+                per_unit += o.scale_up_switches if o.scale_up_switch == key else 0
+                if per_unit:
+                    pairs.append((v, per_unit))
+            if key in sm.switches:
+                pairs.append((sm.switches[key], 1))
+        if pairs:
+            add_capacity_row(prob, model, f"supply_{s_index}", pairs, cap, f"supply of {key}", "units", 1)
+
+
+def define_objective(prob: pulp.LpProblem, model: Model) -> None:
+    """capex, TCO = capex x horizon x (CRF + maintenance) + horizon x sum kW x opex/kW-year; budgets."""
+    catalog, scenario = model.catalog, model.scenario
+    capex_pairs: list[tuple[Any, float]] = []
+    kw_cost: list[tuple[Any, float]] = []
+    for sm in model.sites:
+        site = catalog.sites[sm.site]
+        capex_pairs.extend(sm.capex)
+        for q, pairs in sm.kw_by_cooling.items():
+            rate = opex_usd_per_kw_year(site, catalog.cooling[q].pue, scenario) * scenario.horizon_years
+            kw_cost.extend((v, c * rate) for v, c in pairs)
+    model.capex = lin(capex_pairs)
+    per_capex = tco_per_capex_usd(scenario)
+    model.tco = lin([(v, c * per_capex) for v, c in capex_pairs] + kw_cost)
+    model.perf = lin([(v, o.fp8_pflops) for sm in model.sites for v, o in zip(sm.n, sm.options, strict=True)])
+    budget = scenario.budget
+    if budget.capex_usd is not None:
+        add_capacity_row(prob, model, "budget_capex", capex_pairs, budget.capex_usd, "capex budget", "USD", 1)
+    if budget.tco_usd is not None:
+        add_capacity_row(prob, model, "budget_tco", list(model.tco.items()), budget.tco_usd, "TCO budget", "USD", 1)
+
+
+def build_model(catalog: Catalog, scenario_id: str, *, elastic: bool = False) -> Model:
+    """The MILP of a scenario; the objective is set by the caller (see `set_objective`)."""
+    scenario = catalog.scenarios[scenario_id]
+    sense = pulp.LpMinimize if scenario.objective == "min_tco" or elastic else pulp.LpMaximize
+    prob = pulp.LpProblem(f"trnplan_{scenario_id}".replace("-", "_").replace(".", "_"), sense)
+    out_switches = scale_out_switches(catalog, scenario)
+    sites = prepare_sites(catalog, scenario, elastic)
+    model = Model(prob, catalog, scenario, scenario_id, sites, out_switches, lin([]), lin([]), lin([]), elastic)
+    for sm in sites:
+        define_units(prob, sm)
+        define_fabric(prob, catalog, sm, out_switches)
+        define_site_costs(catalog, scenario, sm)
+        define_cooling_fixed(prob, catalog, scenario, sm)
+        define_site_limits(prob, model, sm)
+    define_demand(prob, model)
+    define_supply(prob, model)
+    define_objective(prob, model)
+    if elastic:
+        define_unlocks(prob, model)
+    return model
+
+
+def define_unlocks(prob: pulp.LpProblem, model: Model) -> None:
+    """Elastic mode: a blocked option may be used only behind a binary per (site, reason)."""
+    groups: dict[str, list[tuple[Any, int]]] = defaultdict(list)
+    for sm in model.sites:
+        for i, why in sorted(sm.blocked.items()):
+            for reason in why:
+                groups[reason].append((sm.n[i], sm.upper[i]))
+    for g_index, reason in enumerate(sorted(groups)):
+        unlock = prob.add_variable(f"unlock_{g_index}", 0, 1, pulp.LpBinary)
+        model.unlocks[f"unlock_{g_index}"] = (unlock, reason)
+        for v, upper in groups[reason]:
+            prob += lin([(v, 1), (unlock, -upper)]) <= 0, f"unlock_{g_index}_{v.name}"
+
+
+def set_objective(model: Model, kind: str, ratio: float = 0.0) -> None:
+    """min TCO, max PFLOPs, or max PFLOPs - ratio x TCO (a Dinkelbach step; ratio in PFLOPs per USD)."""
+    if kind == "min_tco":
+        model.prob.sense = pulp.LpMinimize
+        model.prob.setObjective(model.tco * MONEY_SCALE)
+    elif kind == "max_perf":
+        model.prob.sense = pulp.LpMaximize
+        model.prob.setObjective(model.perf * 1.0)
+    elif kind == "dinkelbach":
+        model.prob.sense = pulp.LpMaximize
+        model.prob.setObjective(model.perf - model.tco * ratio)
+    else:
+        raise ValueError(kind)
+
+
+def set_elastic_objective(model: Model, unlock_weight: float, slack_weight: float) -> None:
+    """Minimise relaxations: slacks relative to their limits, unlocks by count; demand shortfall last."""
+    pairs: list[tuple[Any, float]] = []
+    for _name, slack in sorted(model.slacks.items()):
+        weight = 1000.0 if slack.shortfall else slack_weight
+        pairs.append((slack.var, weight / max(slack.limit, 1.0)))
+    pairs.extend((var, unlock_weight) for var, _ in model.unlocks.values())
+    model.prob.sense = pulp.LpMinimize
+    model.prob.setObjective(lin(pairs) + model.tco * 1e-9 * MONEY_SCALE)
+
+
+def option_use_binaries(model: Model) -> None:
+    """For alternatives: w[s,i] = 1 exactly when option i has units at site s."""
+    for sm in model.sites:
+        for i, v in enumerate(sm.n):
+            w = model.prob.add_variable(f"w_{sm.index}_{i}", 0, 1, pulp.LpBinary)
+            model.use[(sm.index, i)] = w
+            model.prob += lin([(v, 1), (w, -sm.upper[i])]) <= 0, f"use_hi_{sm.index}_{i}"
+            model.prob += lin([(v, 1), (w, -1)]) >= 0, f"use_lo_{sm.index}_{i}"
+
+
+def exclude_choices(model: Model, used: set[tuple[int, int]], fabrics: set[tuple[int, str]]) -> None:
+    """No-good cut: the next solution must differ in at least one option or scale-out switch used."""
+    pairs: list[tuple[Any, float]] = []
+    constant = 0.0
+    for key, w in sorted(model.use.items()):
+        if key in used:
+            pairs.append((w, -1.0))
+            constant += 1
+        else:
+            pairs.append((w, 1.0))
+    for sm in model.sites:
+        for o in sorted({o for o, _ in sm.y}):
+            ys = [y for (oo, _), y in sorted(sm.y.items()) if oo == o]
+            coef = -1.0 if (sm.index, o) in fabrics else 1.0
+            if coef < 0:
+                constant += 1
+            pairs.extend((y, coef) for y in ys)
+    model.cuts += 1
+    model.prob += lin(pairs, constant) >= 1, f"nogood_{model.cuts}"
+

@@ -1,0 +1,177 @@
+"""Run a solver and normalise its outcome into one `SolveStatus`, in one place.
+
+PuLP 3.x reports a time-limited HiGHS run with an incumbent as "Optimal"; HiGHS's own model status
+and MIP gap are read instead, so "optimal" here always means proven optimal.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+import warnings
+from dataclasses import dataclass
+
+import pulp
+
+from trnplan.errors import SolverError
+
+SOLVERS = ("highs", "cbc")
+
+
+class SolveStatus(enum.Enum):
+    OPTIMAL = "optimal"  # proven optimal (gap 0)
+    FEASIBLE = "feasible"  # stopped at a limit with an incumbent; see the gap
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    NO_SOLUTION = "no_solution"  # stopped at a limit without any feasible solution
+    ERROR = "error"
+
+    @property
+    def has_solution(self) -> bool:
+        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    status: SolveStatus
+    solver: str
+    version: str
+    mip_gap: float | None
+    objective: float | None
+
+
+_banner_silenced = False
+
+
+def silence_highs_banner() -> None:
+    """highspy prints a banner to fd 1 on the first Highs() of a process; swallow it once."""
+    global _banner_silenced
+    if _banner_silenced:
+        return
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+    _banner_silenced = True
+
+
+def highs_version() -> str:
+    try:
+        import highspy
+
+        h = highspy.Highs()
+        return f"{h.version()}" if hasattr(h, "version") else "unknown"
+    except Exception:  # pragma: no cover - version lookup must never fail a solve
+        return "unknown"
+
+
+def check_solver_available(name: str) -> None:
+    """Raise a SolverError that names the fix when a solver cannot run here."""
+    if name == "highs":
+        try:
+            import highspy  # noqa: F401
+        except ImportError:
+            raise SolverError(
+                "the HiGHS solver (Python package 'highspy') is not installed; "
+                "install it with `pip install 'highspy>=1.15'`, or solve with `--solver cbc`"
+            ) from None
+    elif name == "cbc":
+        if _cbc_command() is None:
+            raise SolverError(
+                "the CBC solver is not available: PuLP 4 no longer bundles it; "
+                "install `pulp[cbc]` or a `cbc` executable, or use `--solver highs`"
+            )
+    else:
+        raise SolverError(f"unknown solver '{name}'; choose one of {', '.join(SOLVERS)}")
+
+
+def _cbc_command() -> pulp.LpSolver | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for cls_name in ("PULP_CBC_CMD", "COIN_CMD"):
+            cls = getattr(pulp, cls_name, None)
+            if cls is None:
+                continue
+            solver = cls(msg=False)
+            if solver.available():
+                return cls  # type: ignore[no-any-return]
+    return None
+
+
+def solve(prob: pulp.LpProblem, solver: str = "highs", time_limit: float | None = None) -> SolveResult:
+    """Solve to a proven optimum (relative gap 0) unless `time_limit` stops the search first."""
+    check_solver_available(solver)
+    if solver == "highs":
+        return _solve_highs(prob, time_limit)
+    return _solve_cbc(prob, time_limit)
+
+
+def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
+    import highspy
+
+    silence_highs_banner()
+    # One thread, a fixed seed and gap 0: the same model gives the same plan on any machine.
+    options = {"msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": 0}
+    if time_limit is not None:
+        options["timeLimit"] = float(time_limit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prob.solve(pulp.HiGHS(**options))
+    h = prob.solverModel
+    model_status = h.getModelStatus()
+    info = h.getInfo()
+    has_primal = getattr(info, "primal_solution_status", 0) == 2
+    S = highspy.HighsModelStatus
+    gap = float(getattr(info, "mip_gap", 0.0))
+    if gap != gap or gap > 1e300:  # NaN or inf when no incumbent
+        gap = None  # type: ignore[assignment]
+    if model_status == S.kOptimal:
+        status = SolveStatus.OPTIMAL
+        gap = 0.0 if gap is None else min(gap, 0.0) if gap <= 1e-9 else gap
+    elif model_status == S.kInfeasible:
+        status = SolveStatus.INFEASIBLE
+    elif model_status in (S.kUnbounded, S.kUnboundedOrInfeasible):
+        status = SolveStatus.UNBOUNDED if model_status == S.kUnbounded else SolveStatus.INFEASIBLE
+    elif has_primal:
+        status = SolveStatus.FEASIBLE
+    elif model_status in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt):
+        status = SolveStatus.NO_SOLUTION
+    else:
+        status = SolveStatus.ERROR
+    objective = pulp.value(prob.objective) if status.has_solution else None
+    return SolveResult(status, "HiGHS", highs_version(), gap if status.has_solution else None, objective)
+
+
+def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
+    cls = _cbc_command()
+    assert cls is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = cls(msg=False, gapRel=0.0, gapAbs=1e-9, timeLimit=time_limit, threads=1)
+        prob.solve(solver)
+    status_name = pulp.LpStatus.get(prob.status, "Undefined")
+    sol = getattr(prob, "sol_status", None)
+    if sol == pulp.LpSolutionOptimal or (status_name == "Optimal" and sol is None):
+        status = SolveStatus.OPTIMAL
+    elif sol == pulp.LpSolutionIntegerFeasible:
+        status = SolveStatus.FEASIBLE
+    elif status_name == "Infeasible":
+        status = SolveStatus.INFEASIBLE
+    elif status_name == "Unbounded":
+        status = SolveStatus.UNBOUNDED
+    elif status_name == "Not Solved":
+        status = SolveStatus.NO_SOLUTION
+    else:
+        status = SolveStatus.ERROR
+    objective = pulp.value(prob.objective) if status.has_solution else None
+    version = getattr(pulp, "__version__", "?")
+    return SolveResult(status, "CBC", f"bundled with PuLP {version}", 0.0 if status is SolveStatus.OPTIMAL else None, objective)

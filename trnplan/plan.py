@@ -1,0 +1,273 @@
+"""Plan values and their canonical file form: sorted keys, stable numbers, atomic writes."""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from trnplan.costs import Deployment, Evaluation
+from trnplan.errors import InputError
+
+PLAN_FORMAT = "trnplan-plan/1"
+MAX_PLAN_BYTES = 32 * 1024 * 1024
+
+
+def canon(value: Any, digits: int = 6) -> Any:
+    """Canonical numbers: finite, rounded to `digits` decimals, whole floats as ints, no -0."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("non-finite number in plan")
+        r = round(value, digits)
+        if r == 0:
+            return 0
+        return int(r) if r.is_integer() and abs(r) < 2**53 else r
+    if isinstance(value, dict):
+        return {str(k): canon(v, digits) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [canon(v, digits) for v in value]
+    raise TypeError(f"cannot write {type(value).__name__} to a plan")
+
+
+def usd(value: float) -> float:
+    """Money to the cent."""
+    return round(value + 0.0, 2)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A solved scenario, as written to `plans/SCENARIO.yaml`."""
+
+    scenario: str
+    inputs_digest: str
+    solver: dict[str, Any]
+    objective: dict[str, Any]
+    totals: dict[str, Any]
+    sites: dict[str, dict[str, Any]]
+    bom: list[dict[str, Any]]
+    binding: list[str] = field(default_factory=list)
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+    format: str = PLAN_FORMAT
+
+    def deployments(self) -> list[Deployment]:
+        """The decisions the plan makes, sorted."""
+        return sorted(
+            Deployment(site, d["form"], d["cooling"], d["scale_up_switch"], int(d["units"]))
+            for site, s in self.sites.items()
+            for d in s["deployments"]
+        )
+
+    def scale_out(self) -> dict[str, str]:
+        return {site: s["scale_out"]["switch"] for site, s in self.sites.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "format": self.format,
+            "scenario": self.scenario,
+            "inputs_digest": self.inputs_digest,
+            "solver": self.solver,
+            "objective": self.objective,
+            "totals": self.totals,
+            "sites": self.sites,
+            "bom": self.bom,
+            "binding": self.binding,
+            "alternatives": self.alternatives,
+        }
+        return canon(data)  # type: ignore[no-any-return]
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=True, allow_unicode=True, default_flow_style=False, width=1000)
+
+
+def plan_body(evaluation: Evaluation) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """Totals, per-site sections and BOM lines of a plan, from the cost model's evaluation."""
+    totals = dict(evaluation.totals)
+    for key in ("capex_usd", "opex_usd_per_year", "tco_usd"):
+        totals[key] = usd(totals[key])
+    sites: dict[str, dict[str, Any]] = {}
+    for site_id, s in evaluation.sites.items():
+        fab = s.fabric
+        assert fab is not None
+        sites[site_id] = {
+            "cooling_used": s.cooling_used,
+            "scale_out": {
+                "switch": fab.switch,
+                "tiers": fab.tiers,
+                "ports": fab.ports,
+                "switches": fab.switches,
+                "optics": fab.optics,
+                "network_racks": fab.network_racks,
+                "it_power_kw": fab.it_power_kw,
+                "capex_usd": usd(s.fabric_capex_usd),
+            },
+            "deployments": [
+                {
+                    "form": f.deployment.form,
+                    "cooling": f.deployment.cooling,
+                    "scale_up_switch": f.deployment.scale_up_switch,
+                    "units": f.deployment.units,
+                    "racks": f.racks,
+                    "chips": f.chips,
+                    "domains": f.domains,
+                    "fp8_pflops": f.fp8_pflops,
+                    "it_power_kw": f.it_power_kw,
+                    "capex_usd": usd(f.capex_usd),
+                }
+                for f in s.deployments
+            ],
+            "racks": s.compute_racks,
+            "it_power_kw": s.it_power_kw,
+            "facility_power_kw": s.facility_power_kw,
+            "capex_usd": usd(s.capex_usd),
+            "opex_usd_per_year": usd(s.opex_usd_per_year),
+            "utilization": s.utilization,
+        }
+    bom = [
+        {
+            "site": line.site,
+            "category": line.category,
+            "item": line.item,
+            "quantity": line.quantity,
+            "unit_usd": line.unit_usd,
+            "extended_usd": line.extended_usd,
+            **({"it_kw": line.it_kw} if line.it_kw is not None else {}),
+        }
+        for line in evaluation.bom
+    ]
+    return totals, sites, bom
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _DeploymentFile(_Loose):
+    form: str
+    cooling: str
+    scale_up_switch: str
+    units: int
+
+
+class _ScaleOutFile(_Loose):
+    switch: str
+
+
+class _SiteFile(_Loose):
+    scale_out: _ScaleOutFile
+    deployments: list[_DeploymentFile]
+
+
+class _PlanFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    format: str
+    scenario: str
+    inputs_digest: str
+    solver: dict[str, Any]
+    objective: dict[str, Any]
+    totals: dict[str, float]
+    sites: dict[str, _SiteFile]
+    bom: list[dict[str, Any]]
+    binding: list[str] = []
+    alternatives: list[dict[str, Any]] = []
+
+
+def plan_from_dict(data: Any, source: str = "<plan>") -> Plan:
+    """Validate a plan file's data; raise InputError with the reason if it is not a plan."""
+    if not isinstance(data, dict) or "format" not in data:
+        raise InputError(f"{source}: not a trnplan plan file (no 'format: {PLAN_FORMAT}' at the top)")
+    fmt = data.get("format")
+    if fmt != PLAN_FORMAT:
+        if isinstance(fmt, str) and fmt.startswith("trnplan-plan/"):
+            raise InputError(f"{source}: plan format '{fmt}' is not readable by this trnplan (it reads {PLAN_FORMAT})")
+        raise InputError(f"{source}: not a trnplan plan file (format {fmt!r})")
+    try:
+        checked = _PlanFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[:5]
+        details = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in first)
+        raise InputError(f"{source}: malformed plan file: {details}") from None
+    return Plan(
+        scenario=checked.scenario,
+        inputs_digest=checked.inputs_digest,
+        solver=data["solver"],
+        objective=data["objective"],
+        totals=data["totals"],
+        sites=data["sites"],
+        bom=data["bom"],
+        binding=data.get("binding", []),
+        alternatives=data.get("alternatives", []),
+        format=fmt,
+    )
+
+
+def parse_plan(text: str, source: str = "<plan>") -> Plan:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+        raise InputError(f"{where}: not a readable plan file (YAML: {exc.problem})") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"{source}: not a readable plan file ({exc})") from None
+    return plan_from_dict(data, source)
+
+
+def read_plan(path: str | Path) -> Plan:
+    """Read and validate a plan file."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_PLAN_BYTES:
+            raise InputError(f"{p}: {p.stat().st_size} bytes is too large for a plan file")
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such plan file") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a directory, not a plan file") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read plan file: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not a plan file (not UTF-8 text)") from None
+    return parse_plan(text, str(p))
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write to a temporary file in the same folder, flush and fsync it, then rename over `path`."""
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, p)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from None
+        raise
+
+
+def write_plan(plan: Plan, path: str | Path) -> None:
+    write_text_atomic(path, plan.to_yaml())
