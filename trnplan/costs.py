@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from trnplan.catalog import HOURS_PER_YEAR, RACK_UNITS_PER_RACK, Catalog, Scenario, Site, month_leq, rack_it_kw
+from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario, Site, month_leq, rack_it_kw
 from trnplan.fabric import FabricSize, size_fabric
 
 NO_SWITCH = "none"  # scale-up "switch" of torus forms
@@ -30,10 +30,19 @@ def tco_per_capex_usd(scenario: Scenario) -> float:
     return scenario.horizon_years * (crf(scenario.cost_of_capital, scenario.horizon_years) + scenario.maintenance_rate)
 
 
+def energy_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
+    """Energy per IT kW-year: utilization x PUE x 8760 x $/kWh."""
+    return scenario.utilization * pue * HOURS_PER_YEAR * site.electricity_usd_per_kwh
+
+
+def colocation_usd_per_kw_year(site: Site) -> float:
+    """Colocation per IT kW-year: $/kW-month x 12."""
+    return site.colocation_usd_per_kw_month * 12
+
+
 def opex_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
-    """Energy (kW x utilization x PUE x 8760 x $/kWh) plus colocation ($/kW-month x 12) per IT kW-year."""
-    energy = scenario.utilization * pue * HOURS_PER_YEAR * site.electricity_usd_per_kwh
-    return energy + site.colocation_usd_per_kw_month * 12
+    """Energy plus colocation per IT kW-year (maintenance is a share of capex, not per kW)."""
+    return energy_usd_per_kw_year(site, pue, scenario) + colocation_usd_per_kw_year(site)
 
 
 def cents(usd: float) -> int:
@@ -146,6 +155,8 @@ def option_problems(catalog: Catalog, scenario: Scenario, site_id: str, form_id:
         why.append(f"form {form_id} does not support {cooling_id} cooling")
     if cooling_id not in site.cooling:
         why.append(f"site {site_id} has no {cooling_id} cooling")
+    if scenario.fabric.cooling not in site.cooling:
+        why.append(f"site {site_id} has no {scenario.fabric.cooling} cooling for the scale-out network (fabric.cooling)")
     if form.domain_chips < scenario.min_domain_chips:
         why.append(f"form {form_id} has {form.domain_chips}-chip domains, under min_domain_chips {scenario.min_domain_chips}")
     if switch_id != NO_SWITCH:
@@ -233,6 +244,8 @@ class SiteFigures:
     capex_usd: float
     opex_usd_per_year: float
     utilization: dict[str, float]
+    energy_usd_per_year: float = 0.0
+    colocation_usd_per_year: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -335,7 +348,8 @@ def evaluate(
         site_capex += fabric_capex
         it_kw = sum(kw_by_cooling.values())
         facility_kw = sum(kw * catalog.cooling[q].pue for q, kw in kw_by_cooling.items())
-        energy_colo = sum(kw * opex_usd_per_kw_year(site, catalog.cooling[q].pue, scenario) for q, kw in kw_by_cooling.items())
+        energy = sum(kw * energy_usd_per_kw_year(site, catalog.cooling[q].pue, scenario) for q, kw in kw_by_cooling.items())
+        colocation = it_kw * colocation_usd_per_kw_year(site)
         positions = compute_racks + fab.network_racks
         utilization = {"it_power": it_kw / site.it_power_kw, "rack_positions": positions / site.rack_positions}
         if site.grid_power_mw is not None:
@@ -343,12 +357,15 @@ def evaluate(
         sites[site_id] = SiteFigures(
             site=site_id, deployments=figures, fabric=fab, fabric_capex_usd=fabric_capex, cooling_used=cooling_used,
             compute_racks=compute_racks, it_power_kw=it_kw, facility_power_kw=facility_kw, capex_usd=site_capex,
-            opex_usd_per_year=energy_colo + site_capex * opex_rate_capex, utilization=utilization,
+            opex_usd_per_year=energy + colocation + site_capex * opex_rate_capex, utilization=utilization,
+            energy_usd_per_year=energy, colocation_usd_per_year=colocation,
         )
     bom = _merge_lines(raw_lines)
     capex = sum(cents(line.extended_usd) for line in bom) / 100
-    energy_colo_total = sum(s.opex_usd_per_year - s.capex_usd * opex_rate_capex for s in sites.values())
-    opex = energy_colo_total + capex * opex_rate_capex
+    energy = sum(s.energy_usd_per_year for s in sites.values())
+    colocation = sum(s.colocation_usd_per_year for s in sites.values())
+    maintenance = capex * opex_rate_capex
+    opex = energy + colocation + maintenance
     tco = scenario.horizon_years * (capex * crf(scenario.cost_of_capital, scenario.horizon_years) + opex)
     all_deps = [f for s in sites.values() for f in s.deployments]
     chips = sum(f.chips for f in all_deps)
@@ -366,12 +383,12 @@ def evaluate(
         "facility_power_kw": sum(s.facility_power_kw for s in sites.values()),
         "capex_usd": capex,
         "opex_usd_per_year": opex,
+        "energy_usd_per_year": energy,
+        "colocation_usd_per_year": colocation,
+        "maintenance_usd_per_year": maintenance,
         "tco_usd": tco,
         "usd_per_pflop_hour": tco / (pflops * hours) if pflops else 0.0,
         "usd_per_chip_hour": tco / (chips * hours) if chips else 0.0,
     }
     return Evaluation(sites=sites, bom=bom, totals=totals, supply_used=dict(supply))
 
-
-def rack_positions_per_network_switch(rack_units: int) -> float:
-    return rack_units / RACK_UNITS_PER_RACK

@@ -12,7 +12,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from trnplan.costs import Deployment, Evaluation
+from trnplan.catalog import Scenario
+from trnplan.costs import Deployment, Evaluation, crf, tco_per_capex_usd
 from trnplan.errors import InputError
 
 PLAN_FORMAT = "trnplan-plan/1"
@@ -57,6 +58,7 @@ class Plan:
     bom: list[dict[str, Any]]
     binding: list[str] = field(default_factory=list)
     alternatives: list[dict[str, Any]] = field(default_factory=list)
+    economics: dict[str, Any] = field(default_factory=dict)
     format: str = PLAN_FORMAT
 
     def deployments(self) -> list[Deployment]:
@@ -82,6 +84,7 @@ class Plan:
             "bom": self.bom,
             "binding": self.binding,
             "alternatives": self.alternatives,
+            "economics": self.economics,
         }
         return canon(data)  # type: ignore[no-any-return]
 
@@ -89,10 +92,24 @@ class Plan:
         return yaml.safe_dump(self.to_dict(), sort_keys=True, allow_unicode=True, default_flow_style=False, width=1000)
 
 
+def economics(scenario: Scenario) -> dict[str, Any]:
+    """The scenario's money terms, so a plan alone can attribute its TCO: TCO = capex x tco_per_capex_usd
+    + horizon_years x (energy + colocation) per year."""
+    return {
+        "horizon_years": scenario.horizon_years,
+        "cost_of_capital": scenario.cost_of_capital,
+        "crf": crf(scenario.cost_of_capital, scenario.horizon_years),
+        "maintenance_rate": scenario.maintenance_rate,
+        "utilization": scenario.utilization,
+        "tco_per_capex_usd": tco_per_capex_usd(scenario),
+    }
+
+
 def plan_body(evaluation: Evaluation) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Totals, per-site sections and BOM lines of a plan, from the cost model's evaluation."""
     totals = dict(evaluation.totals)
-    for key in ("capex_usd", "opex_usd_per_year", "tco_usd"):
+    for key in ("capex_usd", "opex_usd_per_year", "energy_usd_per_year", "colocation_usd_per_year",
+                "maintenance_usd_per_year", "tco_usd"):
         totals[key] = usd(totals[key])
     sites: dict[str, dict[str, Any]] = {}
     for site_id, s in evaluation.sites.items():
@@ -130,6 +147,8 @@ def plan_body(evaluation: Evaluation) -> tuple[dict[str, Any], dict[str, dict[st
             "facility_power_kw": s.facility_power_kw,
             "capex_usd": usd(s.capex_usd),
             "opex_usd_per_year": usd(s.opex_usd_per_year),
+            "energy_usd_per_year": usd(s.energy_usd_per_year),
+            "colocation_usd_per_year": usd(s.colocation_usd_per_year),
             "utilization": s.utilization,
         }
     bom = [
@@ -182,6 +201,7 @@ class _PlanFile(BaseModel):
     bom: list[dict[str, Any]]
     binding: list[str] = []
     alternatives: list[dict[str, Any]] = []
+    economics: dict[str, float] = {}
 
 
 def plan_from_dict(data: Any, source: str = "<plan>") -> Plan:
@@ -209,6 +229,7 @@ def plan_from_dict(data: Any, source: str = "<plan>") -> Plan:
         bom=data["bom"],
         binding=data.get("binding", []),
         alternatives=data.get("alternatives", []),
+        economics=data.get("economics", {}),
         format=fmt,
     )
 

@@ -14,7 +14,7 @@ from trnplan.costs import Deployment, evaluate
 from trnplan.errors import InfeasibleError, SolverError
 from trnplan.optimize.model import Model, build_model, exclude_choices, option_use_binaries, set_objective
 from trnplan.optimize.solve import SolveResult, SolveStatus, check_solver_available, solve
-from trnplan.plan import PLAN_FORMAT, Plan, plan_body
+from trnplan.plan import PLAN_FORMAT, Plan, economics, plan_body
 
 __all__ = ["optimize", "SolveStatus", "build_model", "solve"]
 
@@ -54,6 +54,11 @@ def extract(model: Model) -> Decisions:
     return Decisions(tuple(sorted(deployments)), tuple(scale_out), frozenset(used), frozenset(fabrics))
 
 
+def value_of(expr: Any) -> float:
+    """An expression's value; variables the solver never saw (zero coefficients everywhere) count as 0."""
+    return float(expr.constant) + sum(coef * (var.value() or 0.0) for var, coef in expr.items())
+
+
 def _solve_objective(model: Model, solver: str, time_limit: float | None) -> tuple[SolveResult, Decisions | None, int]:
     """Solve the scenario's objective; max_perf_per_tco by Dinkelbach iterations of MILPs."""
     kind = model.scenario.objective
@@ -71,7 +76,7 @@ def _solve_objective(model: Model, solver: str, time_limit: float | None) -> tup
             if best is None:
                 return result, None, iteration
             break
-        perf, tco = model.perf.value(), model.tco.value()
+        perf, tco = value_of(model.perf), value_of(model.tco)
         decisions = extract(model)
         if tco <= 0:
             raise SolverError("internal: a plan with zero TCO")
@@ -191,6 +196,7 @@ def optimize(
         bom=bom,
         binding=binding_rows(rows),
         alternatives=alts,
+        economics=economics(scenario),
         format=PLAN_FORMAT,
     )
     # Round-trip through the canonical form so the value returned is exactly what gets written.

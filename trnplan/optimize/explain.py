@@ -9,6 +9,7 @@ options (no such cooling at the site, a switch not yet available, domains too sm
 from __future__ import annotations
 
 from trnplan.catalog import Catalog
+from trnplan.costs import scale_out_switches
 from trnplan.optimize.model import Model, build_model, set_elastic_objective
 from trnplan.optimize.solve import solve
 
@@ -47,6 +48,14 @@ def _unlock_lines(model: Model) -> list[str]:
 def explain_infeasible(catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None) -> list[str]:
     """Lines that say which constraints must give, and by how much."""
     out: list[str] = []
+    scenario = catalog.scenarios[scenario_id]
+    if not scale_out_switches(catalog, scenario):
+        candidates = sorted((s.available_from, k) for k, s in catalog.switches.items() if s.role == "scale_out")
+        if not candidates:
+            return ["the specs describe no scale-out switch; add one to `switches` with role scale_out"]
+        month, first = candidates[0]
+        return [f"no scale-out switch is available by as_of {scenario.as_of}: "
+                f"the earliest, {first}, is available from {month}"]
     capacity = build_model(catalog, scenario_id, elastic=True)
     for var, _reason in capacity.unlocks.values():
         var.upBound = 0

@@ -1,0 +1,149 @@
+"""The MILP optimum equals exhaustive enumeration through the same cost model, on generated instances.
+
+Each example is a small world: 1-2 sites, 2-4 forms over 1-2 chips, air and liquid cooling, 1-2
+scale-up and 1-2 scale-out switches (small radix, so multi-tier fabrics occur), mixed demand types,
+grid caps, one-off cooling costs, supply caps, budgets and all three objectives. `check_plan` must
+find nothing wrong in any plan. TRNPLAN_PROPERTY_EXAMPLES sets the number of examples (default 400).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from builders import catalog_from_dict
+from oracle import best_plan
+from trnplan.check import check_plan
+from trnplan.errors import InfeasibleError
+from trnplan.optimize import optimize
+
+EXAMPLES = int(os.environ.get("TRNPLAN_PROPERTY_EXAMPLES", "400"))
+
+
+@st.composite
+def worlds(draw: st.DrawFn) -> dict[str, Any]:
+    n_chips = draw(st.integers(1, 2))
+    chips = {}
+    for c in range(n_chips):
+        chips[f"c{c}"] = {
+            "name": f"C{c}", "vendor": "V",
+            "tdp_w": draw(st.sampled_from([300, 500, 700, 1000, 1200])),
+            "dense_tflops": {"fp8": draw(st.sampled_from([500, 1000, 1300, 2500, 5000]))},
+            "hbm": {"generation": "HBM3E", "stacks": draw(st.sampled_from([2, 4, 8])),
+                    "stack_gb": draw(st.sampled_from([24, 36])), "pin_gbps": 8.0, "bus_bits": 1024},
+            "scale_up": {"pcie_gen": 6, "lanes": 64},
+            "scale_out_gbps": draw(st.sampled_from([100, 200, 400])),
+            "unit_usd": draw(st.sampled_from([5000, 12000, 20000, 40000])),
+        }
+    up_ids = [f"u{i}" for i in range(draw(st.integers(1, 2)))]
+    switches: dict[str, Any] = {}
+    for u in up_ids:
+        switches[u] = {"role": "scale_up", "protocol": "pcie6", "lanes": 160,
+                       "power_w": draw(st.sampled_from([0, 100, 400])),
+                       "unit_usd": draw(st.sampled_from([0, 2000, 9000])),
+                       "available_from": draw(st.sampled_from(["2024-01", "2024-01", "2027-01"]))}
+    for o in range(draw(st.integers(1, 2))):
+        port = draw(st.sampled_from([100, 200]))
+        radix = draw(st.sampled_from([8, 16, 32]))
+        switches[f"o{o}"] = {"role": "scale_out", "protocol": "ethernet", "bandwidth_gbps": port * radix,
+                             "port_gbps": port, "rack_units": draw(st.sampled_from([1, 2])),
+                             "power_w": draw(st.sampled_from([0, 300, 800])),
+                             "unit_usd": draw(st.sampled_from([1000, 8000, 30000])),
+                             "optic_usd": draw(st.sampled_from([0, 300, 900])),
+                             "optic_w": draw(st.sampled_from([0, 8, 15])),
+                             "available_from": draw(st.sampled_from(["2020-01", "2020-01", "2020-01", "2027-01"]))}
+    forms = {}
+    for f in range(draw(st.integers(2, 4))):
+        chips_per_rack = draw(st.sampled_from([8, 16, 32]))
+        racks_per_unit = draw(st.sampled_from([1, 1, 2]))
+        switched = draw(st.booleans())
+        form: dict[str, Any] = {
+            "chip": draw(st.sampled_from(sorted(chips))),
+            "topology": "switched" if switched else "torus",
+            "chips_per_rack": chips_per_rack, "racks_per_unit": racks_per_unit,
+            "domain_chips": draw(st.sampled_from([chips_per_rack, chips_per_rack * racks_per_unit])),
+            "cooling": draw(st.sampled_from([["air"], ["liquid"], ["air", "liquid"]])),
+            "rack_overhead_kw": draw(st.sampled_from([0, 1.5, 4])),
+            "rack_bom": [{"item": "kit", "qty": 1, "unit_usd": draw(st.sampled_from([0, 5000, 20000]))}],
+            "endpoint_optics_per_chip": draw(st.sampled_from([0, 0.5, 1])),
+        }
+        if switched:
+            picks = draw(st.lists(st.sampled_from(up_ids), min_size=1, max_size=len(up_ids), unique=True))
+            form["scale_up"] = [{"switch": u, "per_rack": draw(st.integers(0, 3))} for u in sorted(picks)]
+        forms[f"f{f}"] = form
+    cooling = {
+        "air": {"max_rack_kw": draw(st.sampled_from([20, 45, 60])), "pue": draw(st.sampled_from([1.3, 1.5])),
+                "capex_usd_per_kw": draw(st.sampled_from([0, 200]))},
+        "liquid": {"max_rack_kw": 100, "pue": draw(st.sampled_from([1.08, 1.15])),
+                   "capex_usd_per_kw": draw(st.sampled_from([0, 400, 1500]))},
+    }
+    n_sites = draw(st.integers(1, 2))
+    sites = {}
+    for s in range(n_sites):
+        site: dict[str, Any] = {
+            "it_power_mw": draw(st.sampled_from([0.04, 0.1, 0.2, 0.4])),
+            "rack_positions": draw(st.integers(3 if n_sites == 1 else 2, 5 if n_sites == 1 else 4)),
+            "cooling": draw(st.sampled_from([["air"], ["liquid"], ["air", "liquid"], ["air", "liquid"]])),
+            "electricity_usd_per_kwh": draw(st.sampled_from([0.04, 0.09, 0.2])),
+            "colocation_usd_per_kw_month": draw(st.sampled_from([0, 120, 200])),
+        }
+        if draw(st.booleans()):
+            site["grid_power_mw"] = draw(st.sampled_from([0.06, 0.15, 0.5]))
+        if draw(st.booleans()):
+            site["cooling_fixed_usd"] = {q: draw(st.sampled_from([10000, 250000])) for q in site["cooling"]}
+        if draw(st.booleans()):
+            site["max_rack_kw"] = draw(st.sampled_from([20, 40]))
+        sites[f"s{s}"] = site
+    objective = draw(st.sampled_from(["min_tco", "min_tco", "min_tco", "max_perf", "max_perf_per_tco"]))
+    demand: dict[str, Any] = {}
+    for key, values in (("chips", [8, 16, 32, 48]), ("fp8_pflops", [8.0, 20.0, 40.0]), ("hbm_tb", [1.0, 3.0])):
+        if draw(st.booleans()):
+            demand[key] = draw(st.sampled_from(values))
+    if objective == "min_tco" and not demand:
+        demand["chips"] = draw(st.sampled_from([8, 16, 32]))
+    scenario: dict[str, Any] = {
+        "sites": sorted(sites), "demand": demand, "objective": objective, "as_of": "2026-06",
+        "horizon_years": draw(st.integers(1, 6)), "cost_of_capital": draw(st.sampled_from([0.0, 0.08, 0.15])),
+        "utilization": draw(st.sampled_from([0.5, 0.8, 1.0])), "maintenance_rate": draw(st.sampled_from([0.0, 0.03])),
+        "fabric": {"cooling": draw(st.sampled_from(["air", "liquid"]))},
+        "min_domain_chips": draw(st.sampled_from([1, 1, 1, 16])),
+    }
+    if objective == "max_perf" or draw(st.integers(0, 4)) == 0:
+        scenario["budget"] = {"capex_usd": draw(st.sampled_from([5e5, 2e6, 8e6]))}
+    if draw(st.integers(0, 3)) == 0:
+        key = draw(st.sampled_from(sorted(chips) + up_ids + sorted(f for f in switches if f.startswith("o"))))
+        scenario["supply"] = {key: draw(st.sampled_from([2, 16, 40, 100]))}
+    return {"chips": chips, "forms": forms, "switches": switches, "cooling": cooling, "sites": sites,
+            "scenarios": {"p": scenario}}
+
+
+def _agree(milp: float, brute: float) -> bool:
+    return math.isclose(milp, brute, rel_tol=1e-6, abs_tol=0.02)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds())
+def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
+    try:
+        catalog = catalog_from_dict(world)
+    except ValueError:
+        event("invalid world")
+        return  # a generated form whose rack draws more than any cooling allows: not an instance
+    truth = best_plan(catalog, "p")
+    if truth is None:
+        event("infeasible")
+        with pytest.raises(InfeasibleError) as info:
+            optimize(catalog, "p", alternatives=0)
+        assert info.value.explanation, "an infeasible scenario must say what has to give"
+        return
+    event(f"feasible {catalog.scenarios['p'].objective}")
+    plan = optimize(catalog, "p", alternatives=0)
+    value, _witness = truth
+    assert _agree(plan.objective["value"], value), (plan.objective, value, _witness)
+    assert check_plan(plan, catalog) == []
+    assert plan.solver["status"] == "optimal"

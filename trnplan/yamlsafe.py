@@ -1,0 +1,440 @@
+"""Safe YAML reading: plain data plus the line/col of every key, with hostile input refused cleanly.
+
+PyYAML's SafeLoader composes the node graph; this module walks it itself instead of calling the
+constructor on collections, so that it can
+
+- report duplicate keys (PyYAML silently keeps the last one),
+- accept only the standard tags (`!!python/...`, `!!binary`, `!!set` and local tags are refused),
+- refuse alias bombs and deep nesting before materialising anything (the expanded size and depth of
+  the node graph are measured first, with shared nodes counted once per use),
+- keep going after a bad key or value, so that a file reports every problem at once.
+
+Syntax errors, encoding errors, size and nesting limits are fatal for the file (`SpecError`); problems in
+keys and values are returned in `YamlDoc.problems`, with the refused values replaced by `None` and their
+paths listed in `YamlDoc.bad` so that later checks can skip them instead of reporting them twice.
+Lines and columns are 1-based. PyYAML is YAML 1.1: `yes`/`no`/`on`/`off` are booleans.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from trnplan.errors import Problem, SpecError
+
+KeyPath = tuple[str | int, ...]
+
+MAX_BYTES = 4 * 1024 * 1024
+"""Largest spec file read; the pure-Python parser needs seconds per MiB, and a hand-written spec is KiBs."""
+MAX_NODES = 250_000
+"""Most YAML nodes composed, or materialised once aliases are expanded (about 160 MB and 8 s at worst)."""
+MAX_DEPTH = 64
+"""Deepest nesting of collections, aliases included; specs nest about 6 deep."""
+MAX_INT = 2**63 - 1
+
+_STD = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {_STD + name for name in ("null", "bool", "int", "float", "str", "timestamp")}
+_MAP_TAG = _STD + "map"
+_SEQ_TAG = _STD + "seq"
+_MERGE_TAG = _STD + "merge"
+_VALUE_TAG = _STD + "value"  # PyYAML resolves a bare `=` to this tag; it is plain text to us
+
+
+@dataclass(frozen=True)
+class YamlDoc:
+    """Plain data read from one YAML text, the 1-based (line, col) of each key path, and the
+    non-fatal problems found (values refused are `None` in `data` and listed in `bad`).
+
+    A mapping entry's mark is where its key starts; a list item's mark is where the item starts.
+    """
+
+    data: Any
+    marks: dict[KeyPath, tuple[int, int]]
+    problems: list[Problem] = field(default_factory=list)
+    bad: frozenset[KeyPath] = frozenset()
+
+    def check(self) -> YamlDoc:
+        """Raise `SpecError` if any problem was found, else return the document."""
+        if self.problems:
+            raise SpecError(self.problems)
+        return self
+
+
+def dotted(path: KeyPath) -> str:
+    """A key path as written in messages and in `--set`: `forms.trn3-nl72x2.scale_up.0.switch`."""
+    return ".".join(str(part) for part in path)
+
+
+def describe(value: Any) -> str:
+    """A YAML value in words, for messages: `the text 'abc'`, `the boolean true`, `a list of 2 items`."""
+    if value is None:
+        return "null (an empty value)"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"the whole number {value}"
+    if isinstance(value, float):
+        return f"the number {value:g}"
+    if isinstance(value, str):
+        text = value if len(value) <= 40 else value[:37] + "..."
+        return f"the text {text!r}"
+    if isinstance(value, date):
+        return f"the date {value.isoformat()}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
+
+
+def _human_size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / 1024 / 1024:.1f} MiB"
+    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} bytes"
+
+
+class _Refused(Exception):
+    """A fatal problem found while composing or measuring the node graph."""
+
+    def __init__(self, line: int, col: int, message: str):
+        super().__init__(message)
+        self.line = line
+        self.col = col
+        self.message = message
+
+
+class _Composer(yaml.SafeLoader):
+    """SafeLoader whose composition is bounded in depth and node count (the composer recurses)."""
+
+    def __init__(self, text: str, max_nodes: int, max_depth: int):
+        super().__init__(text)
+        self._max_nodes = max_nodes
+        self._max_depth = max_depth
+        self._nodes = 0
+        self._depth = 0
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node:
+        self._depth += 1
+        self._nodes += 1
+        try:
+            if self._depth > self._max_depth:
+                mark = self.peek_event().start_mark
+                message = f"nesting deeper than {self._max_depth} levels"
+                raise _Refused(mark.line + 1, mark.column + 1, message)
+            if self._nodes > self._max_nodes:
+                mark = self.peek_event().start_mark
+                raise _Refused(mark.line + 1, mark.column + 1, f"more than {self._max_nodes} YAML nodes")
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
+
+
+def _mark(node: Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [child for pair in node.value for child in pair]
+    return []
+
+
+def _measure(root: Node, max_nodes: int, max_depth: int) -> None:
+    """Refuse a graph whose expansion (aliases repeated at every use) is too big, too deep or cyclic.
+
+    Sizes and heights are memoised per node, so this costs one visit per distinct node however many
+    times aliases repeat it: a billion-laughs file is refused after a few hundred steps.
+    """
+    sizes: dict[int, int] = {}
+    heights: dict[int, int] = {}
+    active: set[int] = set()
+
+    def visit(node: Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            if depth + heights[key] - 1 > max_depth:
+                raise _Refused(*_mark(node), f"nesting deeper than {max_depth} levels (through aliases)")
+            return sizes[key]
+        if key in active:
+            raise _Refused(*_mark(node), "recursive alias: this collection contains itself")
+        if depth > max_depth:
+            raise _Refused(*_mark(node), f"nesting deeper than {max_depth} levels (through aliases)")
+        active.add(key)
+        total, height = 1, 1
+        for child in _children(node):
+            total += visit(child, depth + 1)
+            height = max(height, 1 + heights[id(child)])
+            if total > max_nodes:
+                raise _Refused(
+                    *_mark(node),
+                    f"this value expands to more than {max_nodes} YAML nodes through aliases "
+                    "(*name repeats &name); refusing it (an alias bomb?)",
+                )
+        active.discard(key)
+        sizes[key] = total
+        heights[key] = height
+        return total
+
+    visit(root, 1)
+
+
+class _Builder:
+    """Turns a measured node graph into plain data, marks and non-fatal problems."""
+
+    def __init__(self, loader: yaml.SafeLoader, file: str):
+        self.loader = loader
+        self.file = file
+        self.marks: dict[KeyPath, tuple[int, int]] = {}
+        self.problems: list[Problem] = []
+        self.bad: set[KeyPath] = set()
+
+    def problem(self, node: Node, path: KeyPath, message: str) -> None:
+        line, col = _mark(node)
+        self.problems.append(Problem(self.file, line, col, dotted(path), message))
+
+    def refuse(self, node: Node, path: KeyPath, message: str) -> None:
+        self.problem(node, path, message)
+        self.bad.add(path)
+
+    def build(self, node: Node, path: KeyPath) -> Any:
+        if isinstance(node, ScalarNode):
+            return self.scalar(node, path)
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ_TAG:
+                self.refuse(node, path, self.tag_message(node.tag))
+                return None
+            items = []
+            for i, child in enumerate(node.value):
+                self.marks[path + (i,)] = _mark(child)
+                items.append(self.build(child, path + (i,)))
+            return items
+        if isinstance(node, MappingNode):
+            if node.tag != _MAP_TAG:
+                self.refuse(node, path, self.tag_message(node.tag))
+                return None
+            return self.mapping(node, path)
+        self.refuse(node, path, f"unexpected YAML node {type(node).__name__}")
+        return None
+
+    def tag_message(self, tag: str) -> str:
+        return (
+            f"tag '{_short_tag(tag)}' is not allowed: specs are plain YAML "
+            "(mappings, lists, text, numbers, booleans, null)"
+        )
+
+    def scalar(self, node: ScalarNode, path: KeyPath) -> Any:
+        if node.tag == _VALUE_TAG:
+            return node.value
+        if node.tag not in _SCALAR_TAGS:
+            self.refuse(node, path, self.tag_message(node.tag))
+            return None
+        try:
+            value = self.loader.construct_object(node)
+        except Exception as exc:  # PyYAML raises ValueError/KeyError/... on e.g. `!!int x`, `2025-02-30`
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.refuse(node, path, f"cannot read {node.value[:40]!r} as {_short_tag(node.tag)}: {detail}")
+            return None
+        if type(value) is int and abs(value) > MAX_INT:
+            self.refuse(node, path, f"integer {node.value[:24]}... is too large (more than 64 bits)")
+            return None
+        return value
+
+    def key(self, node: Node, path: KeyPath) -> str | None:
+        if not isinstance(node, ScalarNode):
+            kind = "a list" if isinstance(node, SequenceNode) else "a mapping"
+            self.problem(node, path, f"a key must be text, not {kind}")
+            return None
+        value = self.scalar(node, path)
+        if value is None and path in self.bad:
+            self.bad.discard(path)  # the key was refused, not a value: nothing downstream to skip
+            return None
+        if not isinstance(value, str):
+            self.problem(
+                node,
+                path,
+                f"key {node.value!r} is read as {describe(value)}; keys must be text "
+                f"(quote it: '{node.value}')",
+            )
+            return None
+        return value
+
+    def mapping(self, node: MappingNode, path: KeyPath) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first: dict[str, tuple[int, int]] = {}
+        merges: list[Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                merges.append(value_node)
+                continue
+            key = self.key(key_node, path)
+            if key is None:
+                continue
+            if key in out:
+                line, _col = first[key]
+                self.problem(key_node, path + (key,), f"duplicate key '{key}' (first at line {line})")
+                continue
+            first[key] = _mark(key_node)
+            self.marks[path + (key,)] = first[key]
+            out[key] = self.build(value_node, path + (key,))
+        # `<<: *base` / `<<: [*a, *b]`: keys written here win, then earlier merged mappings.
+        for merge in merges:
+            sources = merge.value if isinstance(merge, SequenceNode) else [merge]
+            for source in sources:
+                if not isinstance(source, MappingNode):
+                    self.problem(source, path, "'<<' merges a mapping or a list of mappings")
+                    continue
+                saved_marks, saved_bad = self.marks, self.bad
+                self.marks, self.bad = {}, set()
+                merged = self.mapping(source, path) if source.tag == _MAP_TAG else {}
+                if source.tag != _MAP_TAG:
+                    self.problem(source, path, self.tag_message(source.tag))
+                sub_marks, sub_bad = self.marks, self.bad
+                self.marks, self.bad = saved_marks, saved_bad
+                added = {k for k in merged if k not in out}
+                for k in added:
+                    out[k] = merged[k]
+                n = len(path)
+                for sub_path, mark in sub_marks.items():
+                    if len(sub_path) > n and sub_path[n] in added:
+                        self.marks[sub_path] = mark
+                self.bad.update(p for p in sub_bad if len(p) > n and p[n] in added)
+        return out
+
+
+def _line_col(text: str, position: int) -> tuple[int, int]:
+    line = text.count("\n", 0, position) + 1
+    return line, position - (text.rfind("\n", 0, position) + 1) + 1
+
+
+def parse_yaml(
+    text: str,
+    *,
+    file: str = "<string>",
+    max_nodes: int = MAX_NODES,
+    max_depth: int = MAX_DEPTH,
+) -> YamlDoc:
+    """Read one YAML document from `text`; fatal problems raise `SpecError` located in `file`."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+
+    def fatal(line: int, col: int, message: str) -> SpecError:
+        return SpecError([Problem(file, line, col, "", message)])
+
+    loader: _Composer | None = None
+    try:
+        loader = _Composer(text, max_nodes, max_depth)
+        root = loader.get_single_node()
+        if root is None:
+            return YamlDoc(None, {(): (1, 1)})
+        _measure(root, max_nodes, max_depth)
+        builder = _Builder(loader, file)
+        builder.marks[()] = _mark(root)
+        data = builder.build(root, ())
+        return YamlDoc(data, builder.marks, builder.problems, frozenset(builder.bad))
+    except _Refused as exc:
+        raise fatal(exc.line, exc.col, exc.message) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = f"YAML syntax: {exc.problem or exc.context}"
+        if exc.context and exc.problem:
+            where = f" started at line {exc.context_mark.line + 1}" if exc.context_mark else ""
+            message += f" ({exc.context}{where})"
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise fatal(line, col, message) from None
+    except yaml.reader.ReaderError as exc:
+        line, col = _line_col(text, exc.position)
+        raise fatal(line, col, f"character U+{exc.character:04X} is not allowed in YAML text") from None
+    except RecursionError:
+        raise fatal(1, 1, f"nesting deeper than {max_depth} levels") from None
+    except Exception as exc:  # a PyYAML internal failure on odd input must still be a located message
+        raise fatal(1, 1, f"YAML: cannot read this text ({type(exc).__name__}: {exc})") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def parse_bytes(raw: bytes, *, file: str = "<bytes>", **limits: int) -> YamlDoc:
+    """Decode `raw` as UTF-8 text (refusing binary and other encodings) and parse it."""
+
+    def fatal(message: str, position: int | None = None) -> SpecError:
+        if position is None:
+            return SpecError([Problem(file, 0, 0, "", message)])
+        start = raw.rfind(b"\n", 0, position) + 1
+        col = len(raw[start:position].decode("utf-8", errors="replace")) + 1
+        return SpecError([Problem(file, raw.count(b"\n", 0, position) + 1, col, "", message)])
+
+    for bom, name in (
+        (codecs.BOM_UTF32_LE, "UTF-32"),
+        (codecs.BOM_UTF32_BE, "UTF-32"),
+        (codecs.BOM_UTF16_LE, "UTF-16"),
+        (codecs.BOM_UTF16_BE, "UTF-16"),
+    ):
+        if raw.startswith(bom):
+            raise fatal(f"file is {name} encoded; save it as UTF-8")
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise fatal("binary file (NUL byte); a spec file is UTF-8 text", nul)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
+        raise fatal(message, exc.start) from None
+    return parse_yaml(text, file=file, **limits)
+
+
+def read_yaml(
+    path: str | Path,
+    *,
+    display: str | None = None,
+    max_bytes: int = MAX_BYTES,
+    max_nodes: int = MAX_NODES,
+    max_depth: int = MAX_DEPTH,
+) -> YamlDoc:
+    """Read one YAML file safely; `display` is the file name used in messages (default: `path`).
+
+    The file is checked with stat() before it is opened: missing files, broken symlinks, symlink loops,
+    directories, pipes and devices, and files over `max_bytes` are refused without reading them.
+    """
+    name = display if display is not None else str(path)
+
+    def fatal(message: str) -> SpecError:
+        return SpecError([Problem(name, 0, 0, "", message)])
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise fatal("broken symlink" if os.path.islink(path) else "file not found") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise fatal("symlink loop (too many levels of symbolic links)") from None
+        raise fatal(f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise fatal("is a directory, not a YAML file")
+    if not stat.S_ISREG(info.st_mode):
+        raise fatal("not a regular file (a pipe, socket or device?)")
+    if info.st_size > max_bytes:
+        size, limit = _human_size(info.st_size), _human_size(max_bytes)
+        raise fatal(f"file is {size}, over the {limit} limit for a spec file")
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise fatal(f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > max_bytes:
+        raise fatal(f"file is over the {_human_size(max_bytes)} limit for a spec file")
+    return parse_bytes(raw, file=name, max_nodes=max_nodes, max_depth=max_depth)
