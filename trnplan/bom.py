@@ -101,8 +101,8 @@ def build_bom(plan: Plan) -> Bom:
         slack = 0.01 + (abs(quantity) + abs(unit_usd)) * 1e-6
         if abs(quantity * unit_usd - extended_usd) > slack:
             raise InputError(
-                f"{where} ({item}): {quantity:g} x ${unit_usd:,.2f} is not the extended ${extended_usd:,.2f}; "
-                "the plan file is corrupt"
+                f"{where} ({item}): {quantity:g} x ${unit_usd:,.2f} is not the extended "
+                f"${extended_usd:,.2f}; the plan file is corrupt"
             )
         raw.append((site, category, item, quantity, unit_usd, cents(extended_usd), it_kw))
     raw.sort(key=lambda r: (r[0], r[1], r[2], r[4], r[3]))
@@ -151,10 +151,18 @@ def bom_to_csv(bom: Bom) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     for line in bom.lines:
-        writer.writerow([
-            line.site, line.category, line.item, _csv_number(line.quantity), _csv_number(line.unit_usd),
-            _csv_number(line.extended_usd), _csv_number(line.share), _csv_number(line.it_kw),
-        ])
+        writer.writerow(
+            [
+                line.site,
+                line.category,
+                line.item,
+                _csv_number(line.quantity),
+                _csv_number(line.unit_usd),
+                _csv_number(line.extended_usd),
+                _csv_number(line.share),
+                _csv_number(line.it_kw),
+            ]
+        )
     return out.getvalue()
 
 
@@ -184,7 +192,10 @@ def bom_to_dict(bom: Bom) -> dict[str, Any]:
 
 
 def bom_to_json(bom: Bom) -> str:
-    return json.dumps(canon(bom_to_dict(bom)), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return (
+        json.dumps(canon(bom_to_dict(bom)), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+        + "\n"
+    )
 
 
 def usd_text(value: float) -> str:
@@ -207,6 +218,10 @@ def _share_text(part_usd: float, total_usd: float) -> str:
     return f"{part_usd / total_usd * 100:.1f}%" if total_usd else ""
 
 
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def bom_to_markdown(bom: Bom) -> str:
     """A GFM table of the lines with a subtotal per site and category (when it has several lines), per site,
     and the total; then a table by category over all sites."""
@@ -214,7 +229,7 @@ def bom_to_markdown(bom: Bom) -> str:
     out = [
         f"### Bill of materials: `{bom.scenario}`",
         "",
-        "| Site | Category | Item | Quantity | Unit USD | Extended USD | Share |",
+        _row("Site", "Category", "Item", "Quantity", "Unit USD", "Extended USD", "Share"),
         "|---|---|---|--:|--:|--:|--:|",
     ]
     by_site: dict[str, list[BomLine]] = defaultdict(list)
@@ -229,20 +244,46 @@ def bom_to_markdown(bom: Bom) -> str:
             cat_lines = by_category[category]
             for line in cat_lines:
                 out.append(
-                    f"| {_cell(site)} | {_cell(category)} | {_cell(line.item)} | {quantity_text(line.quantity)} | "
-                    f"{usd_text(line.unit_usd)} | {usd_text(line.extended_usd)} | {_share_text(line.extended_usd, total)} |"
+                    _row(
+                        _cell(site),
+                        _cell(category),
+                        _cell(line.item),
+                        quantity_text(line.quantity),
+                        usd_text(line.unit_usd),
+                        usd_text(line.extended_usd),
+                        _share_text(line.extended_usd, total),
+                    )
                 )
             if len(cat_lines) > 1:
                 sub = sum(cents(line.extended_usd) for line in cat_lines) / 100
                 out.append(
-                    f"| {_cell(site)} | {_cell(category)} | *subtotal* | | | *{usd_text(sub)}* | {_share_text(sub, total)} |"
+                    _row(
+                        _cell(site),
+                        _cell(category),
+                        "*subtotal*",
+                        "",
+                        "",
+                        f"*{usd_text(sub)}*",
+                        _share_text(sub, total),
+                    )
                 )
         sub = sum(cents(line.extended_usd) for line in site_lines) / 100
-        out.append(f"| **{_cell(site)}** | | **site subtotal** | | | **{usd_text(sub)}** | {_share_text(sub, total)} |")
-    out.append(f"| **total** | | | | | **{usd_text(total)}** | {'100.0%' if total else ''} |")
-    out += ["", "| Category | USD | Share |", "|---|--:|--:|"]
+        out.append(
+            _row(
+                f"**{_cell(site)}**",
+                "",
+                "**site subtotal**",
+                "",
+                "",
+                f"**{usd_text(sub)}**",
+                _share_text(sub, total),
+            )
+        )
+    all_share = "100.0%" if total else ""
+    out.append(_row("**total**", "", "", "", "", f"**{usd_text(total)}**", all_share))
+    out += ["", _row("Category", "USD", "Share"), "|---|--:|--:|"]
     for category, usd in bom.by_category().items():
-        out.append(f"| {_cell(category)} | {usd_text(usd)} | {_share_text(usd, total)} |")
-    out.append(f"| **total** | **{usd_text(total)}** | {'100.0%' if total else ''} |")
+        out.append(_row(_cell(category), usd_text(usd), _share_text(usd, total)))
+    out.append(_row("**total**", f"**{usd_text(total)}**", all_share))
     out += ["", f"Total equals the plan's capex: {usd_text(bom.capex_usd)}."]
     return "\n".join(out) + "\n"

@@ -37,6 +37,8 @@ def plausible(lo: float, hi: float, unit: str, slips: Mapping[float, str] | None
     def check(value: float) -> float:
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{value} is not a finite number")
+        if abs(value) > 1e15:
+            raise ValueError(f"{float(value):.3g} {unit} is far outside the plausible range {lo:g} to {hi:g} {unit}")
         if lo <= value <= hi:
             return value
         hint = ""
@@ -421,7 +423,7 @@ def month_leq(a: str | None, b: str | None) -> bool:
 
 
 def check_month(value: str) -> bool:
-    return re.match(MONTH_PATTERN, value) is not None
+    return re.fullmatch(MONTH_PATTERN.rstrip("$"), value) is not None
 
 
 def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
@@ -430,10 +432,15 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     import json
 
     scenario = catalog.scenarios[scenario_id]
+    provenance = {"sources", "estimates", "notes"}  # citations change no figure, so they change no digest
+
+    def dump(entity: Spec) -> dict[str, Any]:
+        return entity.model_dump(mode="json", exclude=provenance)
+
     doc = {
-        "scenario": {scenario_id: scenario.model_dump(mode="json")},
-        "sites": {s: catalog.sites[s].model_dump(mode="json") for s in sorted(scenario.sites)},
-        **{kind: {k: v.model_dump(mode="json") for k, v in sorted(catalog.of(kind).items())}
+        "scenario": {scenario_id: dump(scenario)},
+        "sites": {s: dump(catalog.sites[s]) for s in sorted(scenario.sites)},
+        **{kind: {k: dump(v) for k, v in sorted(catalog.of(kind).items())}
            for kind in ("chips", "forms", "switches", "cooling")},
     }
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

@@ -14,9 +14,9 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from typer.exceptions import TyperException
@@ -36,11 +36,6 @@ from trnplan.errors import (
 
 app = typer.Typer(
     name="trnplan",
-    help=(
-        "Plan AI-accelerator rack and datacenter deployments from YAML specs: which rack form factor, "
-        "cooling and switches, how many, where, at what power and cost, proven optimal by a MILP.\n\n"
-        "Example: trnplan show forms; trnplan optimize trn3-100k"
-    ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -54,7 +49,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # --- shared options, defined once ------------------------------------------------------------------
 
 SpecsOpt = Annotated[
-    Optional[list[Path]],
+    list[Path] | None,
     typer.Option(
         "--specs",
         metavar="DIR",
@@ -64,7 +59,7 @@ SpecsOpt = Annotated[
     ),
 ]
 SetOpt = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option(
         "--set",
         metavar="PATH=VALUE",
@@ -74,42 +69,47 @@ SetOpt = Annotated[
 ]
 
 
-def FormatOpt(choices: type[Enum]) -> Any:  # noqa: N802 (reads as a type alias at the use site)
-    """The `--format/-f` option, with the formats one command supports."""
-    return Annotated[choices, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")]
+def _format_option() -> Any:
+    """The `--format/-f` option; each command's alias below gives the formats it supports."""
+    return typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
 
 
-class ShowFormat(str, Enum):
+class ShowFormat(StrEnum):
     table = "table"
     json = "json"
     yaml = "yaml"
 
 
-class PlanFormat(str, Enum):
+class PlanFormat(StrEnum):
     table = "table"
     json = "json"
     yaml = "yaml"
 
 
-class BomFormat(str, Enum):
+class BomFormat(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
     markdown = "markdown"
 
 
-class DiffFormat(str, Enum):
+class DiffFormat(StrEnum):
     table = "table"
     markdown = "markdown"
     json = "json"
 
 
-class SolverName(str, Enum):
+class SolverName(StrEnum):
     highs = "highs"
     cbc = "cbc"
 
 
-Kind = Enum("Kind", {k: k for k in KINDS}, type=str)  # type: ignore[misc]
+Kind = StrEnum("Kind", [(k, k) for k in KINDS])  # type: ignore[misc]
+
+ShowFormatOpt = Annotated[ShowFormat, _format_option()]
+PlanFormatOpt = Annotated[PlanFormat, _format_option()]
+BomFormatOpt = Annotated[BomFormat, _format_option()]
+DiffFormatOpt = Annotated[DiffFormat, _format_option()]
 
 
 # --- errors -> exit codes -------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def guarded(fn: F) -> F:
 # --- helpers --------------------------------------------------------------------------------------
 
 
-def _load(specs: Optional[list[Path]], overrides: Optional[list[str]]) -> Catalog:
+def _load(specs: list[Path] | None, overrides: list[str] | None) -> Catalog:
     from trnplan.load import load_specs
 
     return load_specs(list(specs) if specs else None, list(overrides or ()))
@@ -207,7 +207,10 @@ def validate(specs: SpecsOpt = None, overrides: SetOpt = None) -> None:
 
     Exits 3 if there is any problem.
 
-    Example: trnplan validate --specs specs --specs my-overrides
+    Examples:
+
+        trnplan validate
+        trnplan validate --specs specs --specs my-overrides
     """
     catalog = _load(specs, overrides)
     counts = []
@@ -220,8 +223,11 @@ def validate(specs: SpecsOpt = None, overrides: SetOpt = None) -> None:
 @app.command()
 @guarded
 def show(
-    kind: Annotated[Kind, typer.Argument(help="What to list: " + ", ".join(KINDS) + ".", show_default=False)],
-    fmt: FormatOpt(ShowFormat) = ShowFormat.table,
+    kind: Annotated[
+        Kind,
+        typer.Argument(metavar="KIND", show_default=False, help="What to list: " + ", ".join(KINDS) + "."),
+    ],
+    fmt: ShowFormatOpt = ShowFormat.table,
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
 ) -> None:
@@ -230,7 +236,10 @@ def show(
     `forms` is the Rosetta stone of brand names, codenames and topology names, with each scale-up
     option's rack IT kW. JSON and YAML list one object per entity: id, spec fields and `derived`.
 
-    Example: trnplan show forms; trnplan show chips --format json
+    Examples:
+
+        trnplan show forms
+        trnplan show chips --format json
     """
     from trnplan.catalog import DERIVED
     from trnplan.plan import canon
@@ -255,8 +264,12 @@ def show(
 @app.command()
 @guarded
 def optimize(
-    scenario: Annotated[Optional[str], typer.Argument(help="Scenario id from the specs.", show_default=False)] = None,
-    all_scenarios: Annotated[bool, typer.Option("--all", help="Solve every scenario, in sorted order.")] = False,
+    scenario: Annotated[
+        str | None, typer.Argument(metavar="SCENARIO", help="Scenario id from the specs.", show_default=False)
+    ] = None,
+    all_scenarios: Annotated[
+        bool, typer.Option("--all", help="Solve every scenario, in sorted order.")
+    ] = False,
     check: Annotated[
         bool,
         typer.Option("--check", help="Re-solve and compare with the plan file on disk instead of writing it; "
@@ -266,20 +279,22 @@ def optimize(
         Path, typer.Option("--plans", metavar="DIR", file_okay=False, help="Folder of plan files.")
     ] = Path("plans"),
     out: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--out", metavar="FILE", dir_okay=False, help="Plan file to write (one scenario only).",
                      show_default=False),
     ] = None,
-    fmt: FormatOpt(PlanFormat) = PlanFormat.table,
+    fmt: PlanFormatOpt = PlanFormat.table,
     alternatives: Annotated[
         int, typer.Option("--alternatives", metavar="K", min=0, max=50,
                           help="How many next-best plans with different choices to find.")
     ] = 3,
-    solver: Annotated[SolverName, typer.Option("--solver", case_sensitive=False, help="MILP solver.")] = SolverName.highs,
+    solver: Annotated[
+        SolverName, typer.Option("--solver", case_sensitive=False, help="MILP solver.")
+    ] = SolverName.highs,
     time_limit: Annotated[
-        Optional[float],
+        float | None,
         typer.Option("--time-limit", metavar="SECONDS", min=0.01, show_default=False,
-                     help="Stop each solve after this long; a plan found by then is kept, marked not proven."),
+                     help="Stop each solve after this long; a plan found by then is kept, marked unproven."),
     ] = None,
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
@@ -291,7 +306,10 @@ def optimize(
     says what must give, and exits 4. With --all, every scenario is solved and the exit code is the
     highest of them.
 
-    Example: trnplan optimize trn3-100k; trnplan optimize --all --check
+    Examples:
+
+        trnplan optimize trn3-100k
+        trnplan optimize --all --check
     """
     if all_scenarios == (scenario is not None):
         raise UsageError("give one SCENARIO or --all")
@@ -311,7 +329,6 @@ def optimize(
         ids = [scenario]
 
     from trnplan import optimize as optimizer  # lazy: the only path that imports PuLP and highspy
-
     from trnplan.plan import write_plan
 
     codes: list[int] = []
@@ -322,7 +339,12 @@ def optimize(
             plan = optimizer.optimize(
                 catalog, scenario_id, solver=solver.value, time_limit=time_limit, alternatives=alternatives
             )
-        except (InfeasibleError, SolverError) as exc:
+        except InfeasibleError as exc:
+            _echo_err(_infeasible_text(exc))
+            _echo_err(f"no plan written for '{scenario_id}'" if not check else f"{path}: not checked")
+            codes.append(exc.exit_code)
+            continue
+        except SolverError as exc:
             _echo_err(f"error: {exc}")
             _echo_err(f"no plan written for '{scenario_id}'" if not check else f"{path}: not checked")
             codes.append(exc.exit_code)
@@ -351,7 +373,8 @@ def optimize(
     if check and all_scenarios and plans.is_dir():
         for stale in sorted(plans.glob("*.yaml")):
             if stale.stem not in catalog.scenarios:
-                typer.echo(f"{stale}: no scenario '{stale.stem}' in the specs; delete the file or restore the scenario")
+                typer.echo(f"{stale}: no scenario '{stale.stem}' in the specs; "
+                           "delete the file or restore the scenario")
                 codes.append(EXIT_DIFFERENT)
     if fmt is not PlanFormat.table and solved:
         if all_scenarios:
@@ -363,6 +386,17 @@ def optimize(
     worst = max(codes, default=EXIT_OK)
     if worst:
         raise typer.Exit(worst)
+
+
+def _infeasible_text(exc: InfeasibleError) -> str:
+    """The explanation as a list; an indented line is a detail of the line above it."""
+    lines = [f"error: scenario '{exc.scenario}' is infeasible: no plan meets it."]
+    for line in exc.explanation:
+        if line[:1].isspace():
+            lines.append("      " + line.strip())
+        else:
+            lines.append("  - " + line)
+    return "\n".join(lines)
 
 
 MAX_DRIFT_LINES = 60
@@ -382,8 +416,8 @@ def _check_file(fresh: str, path: Path, scenario_id: str) -> int:
         typer.echo(f"{path}: up to date")
         return EXIT_OK
     lines = list(
-        difflib.unified_diff(on_disk.splitlines(), fresh.splitlines(), f"{path} (on disk)", f"{path} (fresh solve)",
-                             n=1, lineterm="")
+        difflib.unified_diff(on_disk.splitlines(), fresh.splitlines(), f"{path} (on disk)",
+                             f"{path} (fresh solve)", n=1, lineterm="")
     )
     typer.echo(f"{path}: out of date (drift); run `trnplan optimize {scenario_id}` and commit the plan")
     for line in lines[:MAX_DRIFT_LINES]:
@@ -398,11 +432,14 @@ def _check_file(fresh: str, path: Path, scenario_id: str) -> int:
 def bom(
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="A plan file (plans/SCENARIO.yaml).",
                                               show_default=False)],
-    fmt: FormatOpt(BomFormat) = BomFormat.table,
+    fmt: BomFormatOpt = BomFormat.table,
 ) -> None:
     """Bill of materials of a plan: line items by site and category; the total equals the plan's capex.
 
-    Example: trnplan bom plans/trn3-100k.yaml --format csv > bom.csv
+    Examples:
+
+        trnplan bom plans/trn3-100k.yaml
+        trnplan bom plans/trn3-100k.yaml --format csv > bom.csv
     """
     from trnplan.bom import bom_to_csv, bom_to_json, bom_to_markdown, build_bom
     from trnplan.plan import read_plan
@@ -426,27 +463,40 @@ def bom(
 @app.command()
 @guarded
 def diff(
-    base: Annotated[str, typer.Argument(help="Base plan: a path, or REV:path read through git (main:plans/x.yaml).",
-                                        show_default=False)],
+    base: Annotated[
+        str, typer.Argument(help="Base plan: a path, or REV:path read through git (main:plans/x.yaml).",
+                            show_default=False)
+    ],
     head: Annotated[str, typer.Argument(help="Head plan: a path, or REV:path.", show_default=False)],
-    fmt: FormatOpt(DiffFormat) = DiffFormat.table,
+    fmt: DiffFormatOpt = DiffFormat.table,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when the plans differ.")] = False,
     fail_if: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--fail-if", metavar="EXPR", show_default=False,
-                     help="Guardrail (repeatable): exit 1 when it is breached, e.g. 'capex>+5%' or 'it_power>+2MW'."),
+                     help="Guardrail (repeatable): exit 1 when it is breached, "
+                     "e.g. 'capex>+5%' or 'it_power>+2MW'."),
     ] = None,
 ) -> None:
     """What changed between two plans: totals, per-site choices, deployments, BOM lines and why.
 
     Markdown is made for a pull-request comment; JSON is stable for machines.
 
-    Example: trnplan diff main:plans/trn3-100k.yaml plans/trn3-100k.yaml --format markdown
+    Examples:
+
+        trnplan diff main:plans/trn3-100k.yaml plans/trn3-100k.yaml
+        trnplan diff old.yaml new.yaml --format markdown --fail-if 'capex>+5%'
     """
-    from trnplan.diff import breached, diff_plans, diff_to_json, diff_to_markdown, parse_guardrail, read_plan_ref
+    from trnplan.diff import (
+        breached,
+        diff_plans,
+        diff_to_json,
+        diff_to_markdown,
+        parse_guardrail,
+        read_plan_ref,
+    )
 
     guardrails = [parse_guardrail(text) for text in fail_if or ()]
-    result = diff_plans(read_plan_ref(base), read_plan_ref(head))
+    result = diff_plans(read_plan_ref(base), read_plan_ref(head), base_label=base, head_label=head)
     if fmt is DiffFormat.table:
         from trnplan.render import render_diff
 
@@ -466,14 +516,16 @@ def diff(
 @guarded
 def schema(
     out: Annotated[
-        Optional[Path],
-        typer.Option("--out", metavar="FILE", dir_okay=False, help="Write the schema to FILE instead of stdout.",
-                     show_default=False),
+        Path | None,
+        typer.Option("--out", metavar="FILE", dir_okay=False, show_default=False,
+                     help="Write the schema to FILE instead of stdout."),
     ] = None,
 ) -> None:
     """JSON Schema of the spec files, for editors (yaml-language-server) and CI.
 
-    Example: trnplan schema --out trnplan.schema.json
+    Examples:
+
+        trnplan schema --out trnplan.schema.json
     """
     from trnplan.schema import schema_json
 
@@ -506,7 +558,14 @@ def _root(
 ) -> None:
     """Plan AI-accelerator rack and datacenter deployments from YAML specs, proven optimal by a MILP.
 
-    Example: trnplan show forms; trnplan optimize trn3-100k; trnplan diff main:plans/x.yaml plans/x.yaml
+    Specs are YAML files of chips, rack forms, switches, cooling, sites and scenarios; plans are
+    YAML files in plans/, meant to live in git and be diffed in pull requests.
+
+    Examples:
+
+        trnplan show forms
+        trnplan optimize trn3-100k
+        trnplan diff main:plans/trn3-100k.yaml plans/trn3-100k.yaml
     """
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario, Site, month_leq, rack_it_kw
 from trnplan.fabric import FabricSize, size_fabric
@@ -310,7 +310,7 @@ def evaluate(
             for category, item, quantity, unit_usd in option_lines(catalog, d.form, d.cooling, d.scale_up_switch):
                 is_kw = category == "cooling"
                 raw_lines.append((site_id, category, item, quantity * n, unit_usd, quantity * n if is_kw else None))
-                dep_capex += quantity * n * unit_usd
+                dep_capex += cents(quantity * n * unit_usd) / 100
             figures.append(
                 DeploymentFigures(d, opt.racks * n, opt.chips * n, opt.domains * n, opt.it_kw * n,
                                   opt.fp8_pflops * n, opt.hbm_tb * n, dep_capex)
@@ -362,6 +362,15 @@ def evaluate(
         )
     bom = _merge_lines(raw_lines)
     capex = sum(cents(line.extended_usd) for line in bom) / 100
+    # A site's capex is the sum of its own BOM lines, to the cent (maintenance follows it).
+    site_cents: dict[str, int] = defaultdict(int)
+    for line in bom:
+        site_cents[line.site] += cents(line.extended_usd)
+    for site_id, fig in list(sites.items()):
+        site_capex = site_cents[site_id] / 100
+        sites[site_id] = replace(fig, capex_usd=site_capex,
+                                 opex_usd_per_year=fig.energy_usd_per_year + fig.colocation_usd_per_year
+                                 + site_capex * opex_rate_capex)
     energy = sum(s.energy_usd_per_year for s in sites.values())
     colocation = sum(s.colocation_usd_per_year for s in sites.values())
     maintenance = capex * opex_rate_capex

@@ -72,7 +72,7 @@ class InfeasibleError(TrnplanError):
         self.explanation = explanation
         text = f"scenario '{scenario}' is infeasible: no plan meets it."
         if explanation:
-            text += "\n" + "\n".join(f"  - {line}" for line in explanation)
+            text += "\n" + "\n".join(f"  {line}" for line in explanation)
         super().__init__(text)
 
 

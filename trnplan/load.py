@@ -22,12 +22,13 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 import trnplan
-from trnplan.catalog import ID_PATTERN, KINDS, MODELS, MONTH_PATTERN, Catalog, Form, Origin, Scenario, Site
+from trnplan.catalog import ID_PATTERN, KINDS, MODELS, MONTH_PATTERN, Catalog, Origin, Scenario
 from trnplan.catalog import inputs_digest as catalog_inputs_digest
 from trnplan.errors import Problem, SpecError, did_you_mean
 from trnplan.yamlsafe import KeyPath, describe, dotted, parse_yaml, read_yaml
 
 SPEC_SUFFIXES = (".yaml", ".yml")
+SKIPPED_DIRS = ("plans", "__pycache__", "node_modules")  # plan files live beside specs, not in them
 SET_FILE = "--set"
 
 SINGULAR = {
@@ -77,12 +78,16 @@ def _spec_files(root: Path) -> tuple[list[Path], list[Problem]]:
     Hidden entries are skipped; directory symlinks are followed once (loops are cut by inode).
     """
     name = _display(root)
-    if not root.exists():
+    try:
+        exists, is_dir = root.exists(), root.is_dir()
+    except OSError as exc:
+        return [], [Problem(name, 0, 0, "", f"cannot read: {exc.strerror or exc}")]
+    if not exists:
         if root.is_symlink():
             return [], [Problem(name, 0, 0, "", "spec directory is a broken symlink or a symlink loop")]
         return [], [Problem(name, 0, 0, "", "spec directory not found")]
-    if not root.is_dir():
-        return [root], []
+    if not is_dir:
+        return [root], []  # one spec file named directly
     files: list[Path] = []
     problems: list[Problem] = []
     seen: set[tuple[int, int]] = set()
@@ -105,7 +110,8 @@ def _spec_files(root: Path) -> tuple[list[Path], list[Problem]]:
             except OSError:
                 is_dir = False
             if is_dir:
-                walk(Path(entry.path))
+                if entry.name not in SKIPPED_DIRS:
+                    walk(Path(entry.path))
             elif entry.name.endswith(SPEC_SUFFIXES):
                 files.append(Path(entry.path))
 
@@ -312,8 +318,8 @@ def _expected_message(kind: str, value: Any) -> str:
     elif isinstance(value, str) and _EXPECTED[kind] in ("a number", "a whole number"):
         if _UNIT_TEXT.match(value):
             message += "; write a bare number, the unit is in the field name"
-        else:
-            message += "; numbers are written without quotes"
+        elif re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", value):
+            message += "; write numbers without quotes"
     elif isinstance(value, float) and _EXPECTED[kind] == "a whole number":
         message = f"expected a whole number, got {value!r}"
     return message
@@ -538,62 +544,83 @@ def _apply_override(index: int, text: str, entities: dict[tuple[str, str], _Enti
 # References between entities
 
 
-def _check_references(
-    entity: _Entity, value: BaseModel, defined: dict[str, set[str]], models: dict[tuple[str, str], BaseModel]
-) -> list[Problem]:
+def _strings(value: Any) -> list[tuple[int, str]]:
+    """The text items of a list, with their positions (other items are validation's business)."""
+    return (
+        [(i, item) for i, item in enumerate(value) if isinstance(item, str)]
+        if isinstance(value, list)
+        else []
+    )
+
+
+def _check_references(entity: _Entity, merged: dict[tuple[str, str], _Entity]) -> list[Problem]:
+    """References from `entity` to others, checked on the raw data so that an entity with other problems
+    still reports its dangling references; each is located at the referencing key, with did-you-mean."""
+    data = entity.data
+    if not isinstance(data, dict):
+        return []
     problems: list[Problem] = []
 
-    def ref(rel: KeyPath, target: str, kinds: Sequence[str], what: str | None = None) -> bool:
-        if any(target in defined[k] for k in kinds):
+    def ref(rel: KeyPath, target: Any, kinds: Sequence[str], what: str | None = None) -> bool:
+        if not isinstance(target, str) or not _ID_RE.fullmatch(target):
+            return False  # not an id at all: validation reports that
+        if any(rel[: len(bad)] == bad for bad in entity.bad):
+            return False
+        if any((kind, target) in merged for kind in kinds):
             return True
-        choices = sorted(set().union(*(defined[k] for k in kinds)))
+        choices = sorted(entity_id for (kind, entity_id) in merged if kind in kinds)
         label = what or SINGULAR[kinds[0]]
         problems.append(entity.problem(rel, f"unknown {label} '{target}'" + did_you_mean(target, choices)))
         return False
 
-    if isinstance(value, Form):
-        ref(("chip",), value.chip, ["chips"])
-        for i, cooling in enumerate(value.cooling):
+    def sub(name: str) -> dict[str, Any]:
+        value = data.get(name)
+        return value if isinstance(value, dict) else {}
+
+    if entity.kind == "forms":
+        ref(("chip",), data.get("chip"), ["chips"])
+        for i, cooling in _strings(data.get("cooling")):
             ref(("cooling", i), cooling, ["cooling"])
-        for i, option in enumerate(value.scale_up):
-            if ref(("scale_up", i, "switch"), option.switch, ["switches"]):
-                switch = models.get(("switches", option.switch))
-                if switch is not None and getattr(switch, "role", None) != "scale_up":
-                    problems.append(
-                        entity.problem(
-                            ("scale_up", i, "switch"),
-                            f"switch '{option.switch}' is a {getattr(switch, 'role', '?')} switch; "
-                            "scale_up options need a scale_up switch",
-                        )
-                    )
-    elif isinstance(value, Site):
-        for i, cooling in enumerate(value.cooling):
+        options = data.get("scale_up")
+        for i, option in enumerate(options if isinstance(options, list) else []):
+            switch = option.get("switch") if isinstance(option, dict) else None
+            if isinstance(switch, str) and ref(("scale_up", i, "switch"), switch, ["switches"]):
+                raw = merged[("switches", switch)].data
+                role = raw.get("role") if isinstance(raw, dict) else None
+                if isinstance(role, str) and role != "scale_up":
+                    message = f"switch '{switch}' is a {role} switch; scale_up options need a scale_up switch"
+                    problems.append(entity.problem(("scale_up", i, "switch"), message))
+    elif entity.kind == "sites":
+        coolings = [cooling for _i, cooling in _strings(data.get("cooling"))]
+        for i, cooling in _strings(data.get("cooling")):
             ref(("cooling", i), cooling, ["cooling"])
-        for cooling in value.cooling_fixed_usd:
-            if cooling not in value.cooling:
-                problems.append(
-                    entity.problem(
-                        ("cooling_fixed_usd", cooling),
-                        f"'{cooling}' is not among this site's cooling ({', '.join(value.cooling)})"
-                        + did_you_mean(cooling, value.cooling),
-                    )
+        for cooling in sub("cooling_fixed_usd"):
+            if cooling not in coolings and _ID_RE.fullmatch(cooling):
+                listed = ", ".join(coolings) or "none listed"
+                message = f"'{cooling}' is not among this site's cooling ({listed})" + did_you_mean(
+                    cooling, coolings
                 )
-    elif isinstance(value, Scenario):
-        for i, site in enumerate(value.sites):
+                problems.append(entity.problem(("cooling_fixed_usd", cooling), message))
+    elif entity.kind == "scenarios":
+        for i, site in _strings(data.get("sites")):
             ref(("sites", i), site, ["sites"])
-        for i, chip in enumerate(value.chips or []):
+        for i, chip in _strings(data.get("chips")):
             ref(("chips", i), chip, ["chips"])
-        for i, form in enumerate(value.forms or []):
+        for i, form in _strings(data.get("forms")):
             ref(("forms", i), form, ["forms"])
-        for key in value.supply:
+        for key in sub("supply"):
             ref(("supply", key), key, ["chips", "forms", "switches"], "chip, form or switch")
-        written = ("fabric", "cooling") in entity.marks
-        ref(
-            ("fabric", "cooling"),
-            value.fabric.cooling,
-            ["cooling"],
-            None if written else "default fabric cooling",
-        )
+        fabric = data.get("fabric", {})
+        if isinstance(fabric, dict) and "cooling" in fabric:
+            ref(("fabric", "cooling"), fabric["cooling"], ["cooling"])
+        elif isinstance(fabric, dict):
+            default = Scenario.model_fields["fabric"].default.cooling
+            if ("cooling", default) not in merged:
+                message = (
+                    f"the scale-out fabric is cooled by '{default}' unless fabric.cooling says otherwise, "
+                    f"and there is no cooling type '{default}'"
+                )
+                problems.append(entity.problem(("fabric",), message))
     return problems
 
 
@@ -608,6 +635,10 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
     `overrides` are `PATH=VALUE` strings (`sites.iad-a.it_power_mw=40`), VALUE read as YAML.
     Raises `SpecError` with every problem found, sorted by file, line and column.
     """
+    if isinstance(dirs, str | Path):
+        dirs = [dirs]  # one directory given bare, not a sequence of one-letter paths
+    if isinstance(overrides, str):
+        overrides = [overrides]
     roots = default_spec_dirs() if dirs is None else [Path(d) for d in dirs]
     problems: list[Problem] = []
     if not roots:
@@ -622,9 +653,6 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
     for index, text in enumerate(overrides):
         problems.extend(_apply_override(index, text, merged))
 
-    defined: dict[str, set[str]] = {kind: set() for kind in KINDS}
-    for kind, entity_id in merged:
-        defined[kind].add(entity_id)
     models: dict[tuple[str, str], BaseModel] = {}
     for key in sorted(merged):
         value, found = _validate(merged[key])
@@ -632,8 +660,8 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
         if value is not None:
             models[key] = value
     if complete:  # with a file unreadable, an "unknown" reference may just live in that file
-        for key, value in sorted(models.items()):
-            problems.extend(_check_references(merged[key], value, defined, models))
+        for key in sorted(merged):
+            problems.extend(_check_references(merged[key], merged))
     if problems:
         raise SpecError(problems)
 

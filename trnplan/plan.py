@@ -84,9 +84,11 @@ class Plan:
             "bom": self.bom,
             "binding": self.binding,
             "alternatives": self.alternatives,
-            "economics": self.economics,
         }
-        return canon(data)  # type: ignore[no-any-return]
+        out: dict[str, Any] = canon(data)
+        # Money factors at full precision, so capex x tco_per_capex_usd reproduces the TCO to the cent.
+        out["economics"] = canon(self.economics, 15)
+        return dict(sorted(out.items()))
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.to_dict(), sort_keys=True, allow_unicode=True, default_flow_style=False, width=1000)
@@ -189,6 +191,17 @@ class _SiteFile(_Loose):
     deployments: list[_DeploymentFile]
 
 
+class _TotalsFile(_Loose):
+    chips: float
+    racks: float
+    fp8_pflops: float
+    it_power_kw: float
+    facility_power_kw: float
+    capex_usd: float
+    opex_usd_per_year: float
+    tco_usd: float
+
+
 class _PlanFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     format: str
@@ -196,7 +209,7 @@ class _PlanFile(BaseModel):
     inputs_digest: str
     solver: dict[str, Any]
     objective: dict[str, Any]
-    totals: dict[str, float]
+    totals: _TotalsFile
     sites: dict[str, _SiteFile]
     bom: list[dict[str, Any]]
     binding: list[str] = []

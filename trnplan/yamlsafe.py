@@ -20,6 +20,7 @@ from __future__ import annotations
 import codecs
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from datetime import date
@@ -35,14 +36,23 @@ KeyPath = tuple[str | int, ...]
 
 MAX_BYTES = 4 * 1024 * 1024
 """Largest spec file read; the pure-Python parser needs seconds per MiB, and a hand-written spec is KiBs."""
-MAX_NODES = 250_000
-"""Most YAML nodes composed, or materialised once aliases are expanded (about 160 MB and 8 s at worst)."""
+MAX_NODES = 100_000
+"""Most YAML nodes composed, or materialised once aliases expand (a spec has thousands; at the limit the
+pure-Python parser needs some 60 MB and a few seconds)."""
 MAX_DEPTH = 64
 """Deepest nesting of collections, aliases included; specs nest about 6 deep."""
 MAX_INT = 2**63 - 1
 
 _STD = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_STD + name for name in ("null", "bool", "int", "float", "str", "timestamp")}
+_SCALAR_WORDS = {
+    _STD + "null": "null",
+    _STD + "bool": "a boolean",
+    _STD + "int": "a whole number",
+    _STD + "float": "a number",
+    _STD + "str": "text",
+    _STD + "timestamp": "a date",
+}
 _MAP_TAG = _STD + "map"
 _SEQ_TAG = _STD + "seq"
 _MERGE_TAG = _STD + "merge"
@@ -140,6 +150,15 @@ class _Composer(yaml.SafeLoader):
             return super().compose_node(parent, index)  # type: ignore[no-any-return]
         finally:
             self._depth -= 1
+
+
+# YAML 1.1 reads `1e9` (no dot) as text, YAML 1.2 and editors as a number: read it as a number, so that
+# what the editor's schema check accepts is what trnplan accepts.
+_Composer.add_implicit_resolver(
+    _STD + "float",
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
 
 
 def _mark(node: Node) -> tuple[int, int]:
@@ -243,14 +262,18 @@ class _Builder:
         if node.tag not in _SCALAR_TAGS:
             self.refuse(node, path, self.tag_message(node.tag))
             return None
+        if node.tag == _STD + "int" and len(node.value.replace("_", "")) > 24:  # spare int() 4000 digits
+            self.refuse(node, path, f"integer {node.value[:24]}... is too large (more than 64 bits)")
+            return None
         try:
             value = self.loader.construct_object(node)
         except Exception as exc:  # PyYAML raises ValueError/KeyError/... on e.g. `!!int x`, `2025-02-30`
-            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self.refuse(node, path, f"cannot read {node.value[:40]!r} as {_short_tag(node.tag)}: {detail}")
+            what = _SCALAR_WORDS.get(node.tag, _short_tag(node.tag))
+            detail = f" ({exc})" if node.tag == _STD + "timestamp" and isinstance(exc, ValueError) else ""
+            self.refuse(node, path, f"cannot read {node.value[:40]!r} as {what}{detail}")
             return None
         if type(value) is int and abs(value) > MAX_INT:
-            self.refuse(node, path, f"integer {node.value[:24]}... is too large (more than 64 bits)")
+            self.refuse(node, path, f"integer {node.value[:24]} is too large (more than 64 bits)")
             return None
         return value
 
@@ -316,6 +339,26 @@ class _Builder:
         return out
 
 
+def _syntax_mark(exc: yaml.MarkedYAMLError) -> tuple[int, int]:
+    mark = exc.problem_mark or exc.context_mark
+    return (mark.line + 1, mark.column + 1) if mark else (1, 1)
+
+
+def _syntax_message(exc: yaml.MarkedYAMLError) -> str:
+    """PyYAML's context/problem pair as one phrase: `expected ',' or ']', but got ':' (in the flow ...)`."""
+    context, problem = exc.context or "", exc.problem or ""
+    first = f" at line {exc.context_mark.line + 1}" if exc.context_mark else ""
+    if context.startswith("found duplicate anchor"):
+        return context.removesuffix("; first occurrence").removeprefix("found ") + f" (first{first})"
+    if not context:
+        return problem or "cannot parse this"
+    if not problem:
+        return context
+    if problem.startswith("but "):
+        return f"{context}, {problem}"
+    return f"{problem} ({context}{' started' + first if first else ''})"
+
+
 def _line_col(text: str, position: int) -> tuple[int, int]:
     line = text.count("\n", 0, position) + 1
     return line, position - (text.rfind("\n", 0, position) + 1) + 1
@@ -349,13 +392,8 @@ def parse_yaml(
     except _Refused as exc:
         raise fatal(exc.line, exc.col, exc.message) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        message = f"YAML syntax: {exc.problem or exc.context}"
-        if exc.context and exc.problem:
-            where = f" started at line {exc.context_mark.line + 1}" if exc.context_mark else ""
-            message += f" ({exc.context}{where})"
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise fatal(line, col, message) from None
+        line, col = _syntax_mark(exc)
+        raise fatal(line, col, "YAML syntax: " + _syntax_message(exc)) from None
     except yaml.reader.ReaderError as exc:
         line, col = _line_col(text, exc.position)
         raise fatal(line, col, f"character U+{exc.character:04X} is not allowed in YAML text") from None

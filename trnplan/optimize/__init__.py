@@ -66,9 +66,10 @@ def _solve_objective(model: Model, solver: str, time_limit: float | None) -> tup
         set_objective(model, kind)
         result = solve(model.prob, solver, time_limit)
         return result, (extract(model) if result.status.has_solution else None), 1
+    # Dinkelbach: maximise perf - ratio x TCO; when the optimum of that is 0, `ratio` is the best PFLOPs/TCO.
     ratio = 0.0
     best: tuple[float, SolveResult, Decisions] | None = None
-    result = None
+    converged = False
     for iteration in range(1, MAX_DINKELBACH + 1):
         set_objective(model, "dinkelbach", ratio)
         result = solve(model.prob, solver, time_limit)
@@ -83,11 +84,19 @@ def _solve_objective(model: Model, solver: str, time_limit: float | None) -> tup
         if best is None or perf / tco > best[0] * (1 + 1e-12):
             best = (perf / tco, result, decisions)
         gain = perf - ratio * tco
-        if gain <= 1e-9 * max(1.0, perf) or result.status is not SolveStatus.OPTIMAL:
+        if result.status is not SolveStatus.OPTIMAL:
+            break
+        if gain <= 1e-9 * max(1.0, perf):
+            converged = True  # proven: no plan beats `ratio`, which the best plan attains
             break
         ratio = perf / tco
-    assert best is not None and result is not None
-    return best[1], best[2], iteration
+    assert best is not None
+    ratio_best, result_best, decisions_best = best
+    if not converged:
+        # Stopped early (a limit, or too many iterations): the ratio is not proven optimal.
+        result_best = SolveResult(SolveStatus.FEASIBLE, result_best.solver, result_best.version, None,
+                                  result_best.objective)
+    return result_best, decisions_best, iteration
 
 
 def objective_value(kind: str, totals: dict[str, Any]) -> float:
@@ -181,7 +190,7 @@ def optimize(
         "name": result.solver,
         "version": result.version,
         "status": result.status.value,
-        "mip_gap": result.mip_gap if result.mip_gap is not None else 0.0,
+        "mip_gap": result.mip_gap,  # None (null) when a stopped search could not bound it
     }
     if scenario.objective == "max_perf_per_tco":
         solver_info["dinkelbach_iterations"] = iterations

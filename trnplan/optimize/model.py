@@ -109,16 +109,51 @@ def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: 
     return max(0, math.floor(min(bounds) + 1e-9))
 
 
+def supply_use(opt: Option, key: str) -> int:
+    """Units of a supply-capped item one unit of the option consumes (scale-out switches aside)."""
+    return (opt.chips if opt.chip == key else 0) + (1 if opt.form == key else 0) + (
+        opt.scale_up_switches if opt.scale_up_switch == key else 0
+    )
+
+
+def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
+    """Swapping each unit of b for a unit of a never hurts: same cooling, no more capex, power, racks,
+    fabric load or capped supply, and no less of anything demanded or maximised."""
+    if a.cooling != b.cooling:
+        return False
+    le = [a.capex_usd <= b.capex_usd, a.it_kw <= b.it_kw, a.racks <= b.racks,
+          a.scale_out_gbps <= b.scale_out_gbps, a.endpoint_optics <= b.endpoint_optics]
+    le += [supply_use(a, key) <= supply_use(b, key) for key in scenario.supply]
+    ge = [a.fp8_pflops >= b.fp8_pflops]
+    for key in ("chips", "hbm_tb"):
+        if getattr(scenario.demand, key) is not None:
+            ge.append(getattr(a, key) >= getattr(b, key))
+    if not all(le) or not all(ge):
+        return False
+    strictly = (a.capex_usd, a.it_kw, a.racks) != (b.capex_usd, b.it_kw, b.racks) or a.fp8_pflops != b.fp8_pflops
+    return strictly or a.key < b.key
+
+
+def undominated(options: list[Option], scenario: Scenario) -> list[Option]:
+    """Options no other option dominates (the optimum never needs a dominated one)."""
+    return [b for b in options if not any(a is not b and dominates(a, b, scenario) for a in options)]
+
+
 def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[SiteModel]:
     """Options per site (blocked ones too in elastic mode, unless physics forbids them)."""
     sites = []
     for s_index, site_id in enumerate(sorted(scenario.sites)):
         options, blocked, upper = [], {}, []
+        candidates = []
         for form_id, cooling_id, switch_id in all_options(catalog):
             why = option_problems(catalog, scenario, site_id, form_id, cooling_id, switch_id)
             if why and (not elastic or any(h in w for w in why for h in HARD_REASONS)):
                 continue
-            opt = make_option(catalog, form_id, cooling_id, switch_id)
+            candidates.append((make_option(catalog, form_id, cooling_id, switch_id), why))
+        if not elastic:
+            keep = {id(o) for o in undominated([o for o, _ in candidates], scenario)}
+            candidates = [(o, why) for o, why in candidates if id(o) in keep]
+        for opt, why in candidates:
             if elastic:
                 bound = max(1, option_upper_bound(catalog, scenario, site_id, opt)) * 4 + 10
             else:
@@ -170,12 +205,16 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
             tiers.append(t)
             if max_ports <= tier_capacity(k, t):
                 break
+        # Ports per unit are whole for every option here -> N is whole at any vertex that matters; keep it
+        # continuous (integer only when some option's ports per unit are fractional, for the ceil).
+        whole = all(abs(o_.scale_out_gbps / port_gbps - round(o_.scale_out_gbps / port_gbps)) < 1e-9 for o_ in sm.options)
+        port_cat = pulp.LpContinuous if whole else pulp.LpInteger
         y_o = []
         n_terms = []
         for t in tiers:
             cap = min(tier_capacity(k, t), max_ports)
             y = prob.add_variable(f"y_{sm.index}_{o_index}_{t}", 0, 1, pulp.LpBinary)
-            ports = prob.add_variable(f"N_{sm.index}_{o_index}_{t}", 0, cap, pulp.LpInteger)
+            ports = prob.add_variable(f"N_{sm.index}_{o_index}_{t}", 0, cap, port_cat)
             prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.index}_{o_index}_{t}"
             sm.y[(o, t)] = y
             sm.ports[(o, t)] = ports
@@ -189,9 +228,14 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
             lin([(s_var, k)] + [(p, -switch_side_optics_per_port(t)) for p, t in n_terms]) >= 0,
             f"switches_{sm.index}_{o_index}",
         )
+        # Rack-side optics go with the switch that serves the ports: E_o <= (optics per port at most) x N_o.
+        optics_per_port = max(o_.endpoint_optics * port_gbps / o_.scale_out_gbps for o_ in sm.options)
         e_var = prob.add_variable(f"E_{sm.index}_{o_index}", 0, max_optics, pulp.LpContinuous)
         sm.optics[o] = e_var
-        prob += lin([(e_var, 1)] + [(y, -max_optics) for y in y_o]) <= 0, f"optics_on_{sm.index}_{o_index}"
+        prob += (
+            lin([(e_var, 1)] + [(p, -optics_per_port) for p, _t in n_terms]) <= 0,
+            f"optics_on_{sm.index}_{o_index}",
+        )
         optics_split.append((e_var, 1))
         tier_sum.extend((y, 1) for y in y_o)
         optic_pairs = [(p, switch_side_optics_per_port(t)) for p, t in n_terms] + [(e_var, 1)]
@@ -201,8 +245,9 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
         sm.capex.extend((v, c * sw.optic_usd) for v, c in optic_pairs)
     prob += lin(tier_sum) <= 1, f"one_fabric_{sm.index}"
     prob += lin(tier_sum) - units <= 0, f"fabric_if_used_{sm.index}"
-    gbps = [(v, o.scale_out_gbps) for v, o in zip(sm.n, sm.options, strict=True)]
-    prob += lin(port_cover) - lin(gbps) >= 0, f"ports_{sm.index}"
+    ref = min((c for _, c in port_cover), default=1.0)  # Gb/s of the smallest port: keeps coefficients near 1
+    gbps = [(v, o.scale_out_gbps / ref) for v, o in zip(sm.n, sm.options, strict=True)]
+    prob += lin([(p, c / ref) for p, c in port_cover]) - lin(gbps) >= 0, f"ports_{sm.index}"
     eo = [(v, o.endpoint_optics) for v, o in zip(sm.n, sm.options, strict=True)]
     prob += lin(optics_split) - lin(eo) == 0, f"optics_{sm.index}"
 
@@ -233,7 +278,8 @@ def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scena
         sm.capex.append((z, fixed))
         compute = [(v, o.it_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.cooling == q]
         if compute:
-            big_m = sum(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True) if o.cooling == q)
+            big_m = min(site.it_power_kw,
+                        sum(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True) if o.cooling == q))
             prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.index}_{q_index}"
         if q == fabric_q:
             for (o, t), y in sorted(sm.y.items()):
@@ -254,15 +300,17 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
     ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(sm.switches.items())]
     prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.index}"
     rows = {
-        f"power_{sm.index}": (sm.compute_kw + sm.network_kw, site.it_power_kw, f"{sm.site} IT power", "MW", 1000),
+        f"power_{sm.index}": (
+            [(v, c / 1000) for v, c in sm.compute_kw + sm.network_kw], site.it_power_mw, f"{sm.site} IT power", "MW", 1,
+        ),
         f"positions_{sm.index}": (
             [(v, o.racks) for v, o in zip(sm.n, sm.options, strict=True)] + [(sm.racks, 1)],
             site.rack_positions, f"{sm.site} rack positions", "positions", 1,
         ),
     }
     if site.grid_power_mw is not None:
-        facility = [(v, c * catalog.cooling[q].pue) for q, pairs in sm.kw_by_cooling.items() for v, c in pairs]
-        rows[f"grid_{sm.index}"] = (facility, site.grid_power_mw * 1000, f"{sm.site} grid power", "MW", 1000)
+        facility = [(v, c * catalog.cooling[q].pue / 1000) for q, pairs in sm.kw_by_cooling.items() for v, c in pairs]
+        rows[f"grid_{sm.index}"] = (facility, site.grid_power_mw, f"{sm.site} grid power", "MW", 1)
     for name, (pairs, rhs, label, unit, per) in rows.items():
         add_capacity_row(prob, model, name, pairs, rhs, label, unit, per)
 

@@ -1,0 +1,534 @@
+"""The `trnplan` command end to end: exit codes and key lines of every command, with a fixed-width,
+colourless console (NO_COLOR=1, COLUMNS=120).
+
+Most tests run on the builders' tiny world written to `tmp_path/specs/` (chip x, forms air8 and liq16,
+site a, scenario s: 64 chips). Its optimum, worked out in tests/builders.py: four liq16 racks (64 chips,
+72 kW), capex $645,000 (64 x $10,000 chips + 4 x $1,000 kits + one $1,000 switch), TCO $800,779.20.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from builders import base_specs
+from typer.testing import CliRunner
+
+from trnplan.cli import app
+from trnplan.errors import EXIT_DIFFERENT, EXIT_INFEASIBLE, EXIT_INVALID, EXIT_OK, EXIT_USAGE
+
+REPO = Path(__file__).resolve().parents[1]
+BAD_SPECS = REPO / "tests" / "fixtures" / "bad_specs"
+ENV = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG": None}
+
+
+def run(*args: str, env: dict[str, str | None] | None = None):
+    """Invoke the CLI in-process; `result.stdout` and `result.stderr` are kept apart."""
+    return CliRunner().invoke(app, list(args), env={**ENV, **(env or {})}, catch_exceptions=False)
+
+
+def tiny_world() -> dict:
+    world = base_specs()
+    # A second scenario, so --all has more than one thing to solve: 16 chips -> one liq16 rack.
+    world["scenarios"]["t"] = {**world["scenarios"]["s"], "demand": {"chips": 16}}
+    return world
+
+
+@pytest.fixture()
+def world(tmp_path, monkeypatch) -> Path:
+    """A project folder with ./specs (the tiny world) and no plans yet; the current directory."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "world.yaml").write_text(yaml.safe_dump(tiny_world(), sort_keys=False))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory) -> Path:
+    """A folder with the tiny world solved once: plans/s.yaml and plans/t.yaml (module-scoped, read-only)."""
+    root = tmp_path_factory.mktemp("solved")
+    specs = root / "specs"
+    specs.mkdir()
+    (specs / "world.yaml").write_text(yaml.safe_dump(tiny_world(), sort_keys=False))
+    r = run("optimize", "--all", "--specs", str(specs), "--plans", str(root / "plans"))
+    assert r.exit_code == 0, r.output
+    return root
+
+
+# --- top level --------------------------------------------------------------------------------------
+
+
+def test_help_lists_every_command() -> None:
+    r = run("--help")
+    assert r.exit_code == 0
+    for command in ("validate", "show", "optimize", "bom", "diff", "schema"):
+        assert command in r.stdout
+
+
+@pytest.mark.parametrize("command", ["validate", "show", "optimize", "bom", "diff", "schema"])
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    r = run(command, "--help")
+    assert r.exit_code == 0
+    assert "Example" in r.stdout
+    assert f"trnplan {command}" in r.stdout
+
+
+def test_unknown_command_and_option_are_usage_errors() -> None:
+    assert run("optimise").exit_code == EXIT_USAGE
+    assert run("show", "forms", "--colour").exit_code == EXIT_USAGE
+
+
+def test_version() -> None:
+    r = run("--version")
+    assert r.exit_code == 0 and r.stdout.startswith("trnplan ")
+
+
+# --- validate ---------------------------------------------------------------------------------------
+
+
+def test_validate_shipped_specs() -> None:
+    r = run("validate", "--specs", str(REPO / "specs"))
+    assert r.exit_code == EXIT_OK, r.output
+    assert r.stdout.strip().endswith(": OK")
+    assert "chips" in r.stdout and "forms" in r.stdout and "scenarios" in r.stdout
+
+
+def test_validate_counts(world) -> None:
+    r = run("validate")
+    assert r.exit_code == 0
+    assert r.stdout.strip() == "1 chip, 2 forms, 2 switches, 2 cooling types, 1 site, 2 scenarios: OK"
+
+
+def test_validate_bad_specs_reports_every_problem_located() -> None:
+    r = run("validate", "--specs", str(BAD_SPECS))
+    assert r.exit_code == EXIT_INVALID
+    assert r.stdout == ""
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    located = [line for line in lines if ".yaml:" in line]
+    assert len(located) >= 5
+    for line in located:
+        path, lineno, col, rest = line.split(":", 3)
+        assert path.endswith(".yaml") and lineno.isdigit() and col.isdigit() and rest.strip()
+    def position(line: str) -> tuple[str, int, int]:
+        path, lineno, col = line.split(":")[:3]
+        return path, int(lineno), int(col)
+
+    assert located == sorted(located, key=position)
+    assert any("did you mean 'tdp_w'" in line for line in located)
+    assert lines[-1].endswith("problems found")
+    assert "Traceback" not in r.output
+
+
+def test_validate_bad_override_is_invalid_input(world) -> None:
+    r = run("validate", "--set", "sites.a.it_power_mw=lots")
+    assert r.exit_code == EXIT_INVALID
+    assert "sites.a.it_power_mw" in r.stderr
+
+
+def test_validate_missing_spec_dir_is_invalid_input(world) -> None:
+    r = run("validate", "--specs", "no-such-dir")
+    assert r.exit_code == EXIT_INVALID
+    assert "no-such-dir" in r.stderr
+    assert "Traceback" not in r.output
+
+
+# --- show -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["chips", "forms", "switches", "cooling", "sites", "scenarios"])
+def test_show_each_kind_on_shipped_specs(kind: str) -> None:
+    r = run("show", kind, "--specs", str(REPO / "specs"))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith(kind)
+    assert "\x1b[" not in r.stdout  # NO_COLOR: no ANSI escapes
+
+
+def test_show_forms_is_the_rosetta_stone() -> None:
+    r = run("show", "forms", "--specs", str(REPO / "specs"))
+    assert r.exit_code == 0
+    for text in ("trn3-nl72x2", "Trn3 UltraServer", "Teton3 MAX", "NL72x2", "72 x 2 = 144", "liquid",
+                 "pcie6-160"):
+        assert text in r.stdout
+    assert "* estimate" in r.stdout  # the shipped catalog marks its estimates
+
+
+def test_show_marks_estimates_only_where_listed(world) -> None:
+    r = run("show", "chips")
+    assert "* estimate" not in r.stdout  # the tiny world lists no estimates
+    world_data = tiny_world()
+    world_data["chips"]["x"]["estimates"] = ["tdp_w"]
+    (world / "specs" / "world.yaml").write_text(yaml.safe_dump(world_data))
+    r = run("show", "chips")
+    assert "1,000*" in r.stdout
+    assert "* estimate" in r.stdout
+
+
+def test_show_chips_json_has_derived_figures() -> None:
+    r = run("show", "chips", "--format", "json", "--specs", str(REPO / "specs"))
+    assert r.exit_code == 0
+    items = json.loads(r.stdout)
+    trn3 = next(item for item in items if item["id"] == "trn3")
+    assert trn3["tdp_w"] == 1000 and trn3["hbm"]["stacks"] == 4
+    d = trn3["derived"]
+    assert set(d) == {"hbm_capacity_gb", "hbm_bandwidth_tbps", "scale_up_tbps"}
+    assert d["hbm_capacity_gb"] == 144
+    assert d["hbm_bandwidth_tbps"] == pytest.approx(4.9152)
+    assert d["scale_up_tbps"] == pytest.approx(1.152)
+    assert [item["id"] for item in items] == sorted(item["id"] for item in items)
+
+
+def test_show_forms_json_has_rack_kw_per_option() -> None:
+    r = run("show", "forms", "-f", "json", "--specs", str(REPO / "specs"))
+    items = {item["id"]: item for item in json.loads(r.stdout)}
+    d = items["trn3-nl72x2"]["derived"]
+    assert set(d) == {"unit_chips", "domain_chips", "domain_fp8_pflops", "domain_hbm_tb",
+                      "domain_hbm_bandwidth_tbps", "rack_it_kw"}
+    assert d["unit_chips"] == 144 and d["domain_chips"] == 144
+    assert d["domain_fp8_pflops"] == pytest.approx(362.448)
+    assert d["domain_hbm_bandwidth_tbps"] == pytest.approx(144 * 4.9152)
+    assert set(d["rack_it_kw"]) == {o["switch"] for o in items["trn3-nl72x2"]["scale_up"]}
+
+
+def test_show_json_is_stable_and_yaml_matches(world) -> None:
+    first = run("show", "forms", "--format", "json")
+    second = run("show", "forms", "--format", "json")
+    assert first.stdout == second.stdout
+    as_yaml = yaml.safe_load(run("show", "forms", "--format", "yaml").stdout)
+    assert as_yaml == json.loads(first.stdout)
+    liq16 = next(item for item in as_yaml if item["id"] == "liq16")
+    assert liq16["derived"]["rack_it_kw"] == {"up": 18}
+    sites = json.loads(run("show", "sites", "-f", "json").stdout)
+    assert sites[0]["id"] == "a" and sites[0]["derived"] == {}
+
+
+def test_show_bad_kind_is_a_usage_error_naming_the_choices(world) -> None:
+    r = run("show", "racks")
+    assert r.exit_code == EXIT_USAGE
+    assert "chips" in r.stderr and "scenarios" in r.stderr
+
+
+def test_show_bad_format_is_a_usage_error(world) -> None:
+    assert run("show", "forms", "--format", "csv").exit_code == EXIT_USAGE
+
+
+# --- optimize ---------------------------------------------------------------------------------------
+
+
+def test_optimize_writes_a_plan_and_prints_it(world) -> None:
+    r = run("optimize", "s")
+    assert r.exit_code == EXIT_OK, r.output
+    plan_file = world / "plans" / "s.yaml"
+    assert plan_file.exists()
+    assert "wrote plans/s.yaml" in r.stderr
+    out = r.stdout
+    for text in ("Plan for s", "$645,000", "$800,779", "liq16", "Deployments", "Scale-out fabric",
+                 "Power and cost", "What binds", "Alternatives", "optimal"):
+        assert text in out, text
+    data = yaml.safe_load(plan_file.read_text())
+    assert data["totals"]["capex_usd"] == 645000
+    assert data["totals"]["tco_usd"] == pytest.approx(800779.2)
+
+
+def test_optimize_twice_is_byte_identical_and_check_passes(world) -> None:
+    assert run("optimize", "s").exit_code == 0
+    first = (world / "plans" / "s.yaml").read_bytes()
+    assert run("optimize", "s").exit_code == 0
+    assert (world / "plans" / "s.yaml").read_bytes() == first
+    r = run("optimize", "s", "--check")
+    assert r.exit_code == EXIT_OK, r.output
+    assert "up to date" in r.stdout
+    assert (world / "plans" / "s.yaml").read_bytes() == first
+
+
+def test_optimize_check_reports_drift_after_an_edit(world) -> None:
+    run("optimize", "s")
+    path = world / "plans" / "s.yaml"
+    edited = path.read_text().replace("capex_usd: 645000", "capex_usd: 645001", 1)
+    path.write_text(edited)
+    r = run("optimize", "s", "--check")
+    assert r.exit_code == EXIT_DIFFERENT
+    assert "out of date" in r.stdout
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("-") and "capex_usd: 645001" in line for line in lines)
+    assert any(line.startswith("+") and "capex_usd: 645000" in line for line in lines)
+    assert path.read_text() == edited  # --check never writes
+
+
+def test_optimize_check_missing_file_is_drift(world) -> None:
+    r = run("optimize", "s", "--check")
+    assert r.exit_code == EXIT_DIFFERENT
+    assert "missing" in r.stdout
+    assert not (world / "plans" / "s.yaml").exists()
+
+
+def test_optimize_all_check_flags_a_plan_without_a_scenario(world) -> None:
+    assert run("optimize", "--all").exit_code == 0
+    (world / "plans" / "gone.yaml").write_text((world / "plans" / "s.yaml").read_text())
+    r = run("optimize", "--all", "--check")
+    assert r.exit_code == EXIT_DIFFERENT
+    assert "gone.yaml: no scenario 'gone'" in r.stdout
+
+
+def test_optimize_out_writes_one_file(world) -> None:
+    r = run("optimize", "t", "--out", "elsewhere/t-plan.yaml", "--format", "yaml")
+    assert r.exit_code == 0, r.output
+    assert (world / "elsewhere" / "t-plan.yaml").exists()
+    assert not (world / "plans").exists()
+    assert yaml.safe_load(r.stdout)["totals"]["chips"] == 16
+
+
+def test_optimize_all_solves_every_scenario_and_plans_dir(world) -> None:
+    r = run("optimize", "--all", "--plans", "out", "--format", "json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert sorted(data) == ["s", "t"]
+    assert sorted(p.name for p in (world / "out").iterdir()) == ["s.yaml", "t.yaml"]
+
+
+def test_optimize_json_is_the_plan_and_nothing_else(world) -> None:
+    r = run("optimize", "s", "--format", "json", "--alternatives", "0")
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)
+    assert data["format"] == "trnplan-plan/1"
+    assert data["alternatives"] == []
+    assert data == yaml.safe_load((world / "plans" / "s.yaml").read_text())
+
+
+def test_optimize_infeasible_explains_and_writes_nothing(world) -> None:
+    r = run("optimize", "s", "--set", "scenarios.s.demand.chips=1000000")
+    assert r.exit_code == EXIT_INFEASIBLE
+    assert "infeasible" in r.stderr
+    assert "1,000,000 chips" in r.stderr or "short" in r.stderr or "must give" in r.stderr
+    assert "no plan written" in r.stderr
+    assert not (world / "plans").exists()
+    assert "Traceback" not in r.output
+
+
+def test_optimize_all_exits_with_the_worst_code(world) -> None:
+    r = run("optimize", "--all", "--set", "scenarios.t.demand.chips=1000000")
+    assert r.exit_code == EXIT_INFEASIBLE
+    assert (world / "plans" / "s.yaml").exists()  # the feasible one is still written
+    assert not (world / "plans" / "t.yaml").exists()
+
+
+def test_optimize_unknown_scenario_is_a_usage_error(world) -> None:
+    """Naming a scenario the specs do not define is a usage error (2), with a suggestion."""
+    r = run("optimize", "ss")
+    assert r.exit_code == EXIT_USAGE
+    assert "unknown scenario 'ss'" in r.stderr and "did you mean 's'" in r.stderr
+
+
+def test_optimize_needs_exactly_one_of_scenario_or_all(world) -> None:
+    assert run("optimize").exit_code == EXIT_USAGE
+    assert run("optimize", "s", "--all").exit_code == EXIT_USAGE
+    assert run("optimize", "--all", "--out", "x.yaml").exit_code == EXIT_USAGE
+    assert run("optimize", "s", "--solver", "gurobi").exit_code == EXIT_USAGE
+    assert run("optimize", "s", "--time-limit", "0").exit_code == EXIT_USAGE
+
+
+def test_optimize_bad_specs_exit_3(world) -> None:
+    (world / "specs" / "broken.yaml").write_text("chips:\n  y: {name: Y}\n")
+    r = run("optimize", "s")
+    assert r.exit_code == EXIT_INVALID
+    assert "broken.yaml:2:" in r.stderr
+
+
+# --- bom ----------------------------------------------------------------------------------------------
+
+
+def test_bom_table_total_equals_capex(solved) -> None:
+    r = run("bom", str(solved / "plans" / "s.yaml"))
+    assert r.exit_code == 0, r.output
+    assert "total" in r.stdout and "$645,000" in r.stdout
+    assert "plan capex $645,000" in r.stdout
+
+
+def test_bom_csv_json_markdown(solved) -> None:
+    path = str(solved / "plans" / "s.yaml")
+    csv_out = run("bom", path, "--format", "csv")
+    assert csv_out.exit_code == 0
+    header, *rows = csv_out.stdout.strip().splitlines()
+    assert header.startswith("site,category,item,quantity")
+    assert len(rows) >= 3
+    data = json.loads(run("bom", path, "--format", "json").stdout)
+    assert data["capex_usd"] == 645000
+    assert sum(line["extended_usd"] for line in data["lines"]) == pytest.approx(645000)
+    md = run("bom", path, "--format", "markdown")
+    assert md.exit_code == 0 and "|" in md.stdout
+
+
+def test_bom_missing_or_bad_plan_is_invalid_input(tmp_path) -> None:
+    r = run("bom", str(tmp_path / "nope.yaml"))
+    assert r.exit_code == EXIT_INVALID and "no such plan file" in r.stderr
+    (tmp_path / "x.yaml").write_text("chips: {}\n")
+    r = run("bom", str(tmp_path / "x.yaml"))
+    assert r.exit_code == EXIT_INVALID and "not a trnplan plan file" in r.stderr
+
+
+# --- diff ---------------------------------------------------------------------------------------------
+
+
+def test_diff_identical_plans(solved) -> None:
+    s = str(solved / "plans" / "s.yaml")
+    r = run("diff", s, s, "--exit-code")
+    assert r.exit_code == EXIT_OK, r.output
+    assert "no differences" in r.stdout
+
+
+def test_diff_different_plans(solved) -> None:
+    s, t = str(solved / "plans" / "s.yaml"), str(solved / "plans" / "t.yaml")
+    r = run("diff", s, t)
+    assert r.exit_code == EXIT_OK  # differences alone do not fail without --exit-code
+    out = r.stdout
+    assert out.index("Summary") < out.index("Deployments") < out.index("BOM lines") < out.index("Provenance")
+    assert "sha256:" in out and "HiGHS" in out
+    assert run("diff", s, t, "--exit-code").exit_code == EXIT_DIFFERENT
+    md = run("diff", s, t, "--format", "markdown")
+    assert md.exit_code == 0 and md.stdout.startswith("<!-- trnplan-diff -->")
+    data = json.loads(run("diff", s, t, "--format", "json").stdout)
+    assert data["different"] is True
+
+
+def test_diff_guardrails(solved) -> None:
+    s, t = str(solved / "plans" / "s.yaml"), str(solved / "plans" / "t.yaml")
+    r = run("diff", t, s, "--fail-if", "capex>+5%")  # 16 -> 64 chips: capex rises ~4x
+    assert r.exit_code == EXIT_DIFFERENT
+    assert "guardrail breached" in r.stderr
+    assert run("diff", s, t, "--fail-if", "capex>+5%").exit_code == EXIT_OK  # capex falls
+    bad = run("diff", s, t, "--fail-if", "capex is big")
+    assert bad.exit_code == EXIT_USAGE
+
+
+def test_diff_missing_plan_is_invalid_input(solved, tmp_path) -> None:
+    r = run("diff", str(tmp_path / "a.yaml"), str(solved / "plans" / "s.yaml"))
+    assert r.exit_code == EXIT_INVALID
+
+
+# --- schema -------------------------------------------------------------------------------------------
+
+
+def test_schema_prints_and_writes(tmp_path) -> None:
+    r = run("schema")
+    assert r.exit_code == 0
+    schema = json.loads(r.stdout)
+    assert "chips" in json.dumps(schema)
+    out = tmp_path / "schema.json"
+    r = run("schema", "--out", str(out))
+    assert r.exit_code == 0 and json.loads(out.read_text()) == schema
+
+
+# --- processes: python -m, lazy imports, clean JSON through a pipe ---------------------------------
+
+
+def _subprocess_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def test_python_m_trnplan_help() -> None:
+    proc = subprocess.run([sys.executable, "-m", "trnplan", "--help"], capture_output=True, text=True,
+                          env=_subprocess_env(), check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage: trnplan" in proc.stdout
+
+
+def test_help_show_bom_diff_do_not_import_the_solver(solved) -> None:
+    """PuLP and highspy are imported only by `optimize`, so the other commands start fast."""
+    plan = str(solved / "plans" / "s.yaml")
+    code = f"""
+import sys
+from typer.testing import CliRunner
+from trnplan.cli import app
+runner = CliRunner()
+for args in (["--help"], ["show", "forms"], ["validate"], ["bom", {plan!r}], ["diff", {plan!r}, {plan!r}]):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, (args, result.output)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("pulp", "highspy"))
+print(",".join(loaded))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                          env=_subprocess_env(), check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
+
+
+def test_optimize_json_through_a_pipe_is_clean(world) -> None:
+    """The HiGHS banner and any status line stay off stdout: the output parses as JSON."""
+    proc = subprocess.run([sys.executable, "-m", "trnplan", "optimize", "s", "--format", "json"],
+                          capture_output=True, text=True, cwd=world, env=_subprocess_env(), check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["scenario"] == "s"
+    assert "\x1b[" not in proc.stdout
+
+
+def test_piped_table_output_is_plain(world) -> None:
+    env = _subprocess_env()
+    env.pop("NO_COLOR")
+    proc = subprocess.run([sys.executable, "-m", "trnplan", "show", "forms"], capture_output=True, text=True,
+                          cwd=world, env=env, check=False)
+    assert proc.returncode == 0
+    assert "\x1b[" not in proc.stdout and "liq16" in proc.stdout
+
+
+# --- error mapping: solver outcomes, interrupts, bugs ---------------------------------------------------
+
+
+def _unproven(plan_file: Path):
+    from trnplan.plan import read_plan
+
+    plan = read_plan(plan_file)
+    solver = {**plan.solver, "status": "feasible", "mip_gap": 0.0123}
+    return type(plan)(**{**plan.__dict__, "solver": solver})
+
+
+def test_optimize_unproven_plan_is_written_with_a_loud_warning(world, solved, monkeypatch) -> None:
+    import trnplan.optimize
+
+    plan = _unproven(solved / "plans" / "s.yaml")
+    monkeypatch.setattr(trnplan.optimize, "optimize", lambda *a, **k: plan)
+    r = run("optimize", "s", "--time-limit", "1")
+    assert r.exit_code == EXIT_OK
+    assert "NOT proven optimal" in r.stderr and "1.2%" in r.stderr
+    assert "feasible" in r.stdout
+    assert yaml.safe_load((world / "plans" / "s.yaml").read_text())["solver"]["status"] == "feasible"
+
+
+def test_optimize_solver_failure_exits_5(world, monkeypatch) -> None:
+    import trnplan.optimize
+    from trnplan.errors import EXIT_SOLVER, SolverError
+
+    def fail(*args, **kwargs):
+        raise SolverError("the HiGHS solver stopped at the time limit (1 s) with no feasible plan")
+
+    monkeypatch.setattr(trnplan.optimize, "optimize", fail)
+    r = run("optimize", "s")
+    assert r.exit_code == EXIT_SOLVER
+    assert "no feasible plan" in r.stderr
+    assert not (world / "plans").exists()
+
+
+def test_interrupt_exits_130_and_a_bug_exits_1_in_one_line(world, monkeypatch) -> None:
+    import trnplan.optimize
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(trnplan.optimize, "optimize", interrupt)
+    r = run("optimize", "s")
+    assert r.exit_code == 130 and r.stderr.strip() == "interrupted"
+
+    def bug(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(trnplan.optimize, "optimize", bug)
+    r = run("optimize", "s")
+    assert r.exit_code == 1
+    assert r.stderr.startswith("internal error: ZeroDivisionError: division by zero")
+    assert "Traceback" not in r.stderr and "TRNPLAN_DEBUG" in r.stderr

@@ -1,0 +1,106 @@
+"""Plan files: canonical numbers, round trips, atomic writes, and clean refusals of non-plans."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from builders import base_specs, catalog_from_dict
+from trnplan.check import check_plan
+from trnplan.errors import InputError
+from trnplan.optimize import optimize
+from trnplan.plan import PLAN_FORMAT, canon, parse_plan, read_plan, write_plan
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return optimize(catalog_from_dict(base_specs()), "s", alternatives=2)
+
+
+def test_canon_numbers() -> None:
+    assert canon(0.1 + 0.2) == 0.3
+    assert canon(2.0000000001) == 2 and isinstance(canon(2.0000000001), int)
+    assert canon(-0.0) == 0
+    assert canon({"b": 1.0, "a": [1.5, -1e-9]}) == {"a": [1.5, 0], "b": 1}
+    with pytest.raises(ValueError):
+        canon(float("nan"))
+
+
+def test_round_trip_is_byte_identical(plan, tmp_path) -> None:
+    path = tmp_path / "plans" / "s.yaml"
+    write_plan(plan, path)
+    text = path.read_text()
+    again = read_plan(path)
+    assert again.to_yaml() == text
+    assert text.startswith("alternatives:")  # sorted keys
+    assert f"format: {PLAN_FORMAT}" in text
+    assert not any(word in text for word in ("time:", "timestamp", "elapsed", "seconds"))  # no timings
+
+
+def test_plan_passes_its_check(plan) -> None:
+    assert check_plan(plan, catalog_from_dict(base_specs())) == []
+
+
+def test_check_catches_a_tampered_plan(plan) -> None:
+    data = plan.to_dict()
+    data["sites"]["a"]["deployments"][0]["units"] = 1  # fewer units than demand needs
+    tampered = parse_plan(__import__("yaml").safe_dump(data))
+    problems = check_plan(tampered, catalog_from_dict(base_specs()))
+    assert any("demand chips" in p for p in problems)
+    assert any("totals.capex_usd" in p for p in problems)
+
+
+def test_check_catches_an_edited_bom_price(plan) -> None:
+    data = plan.to_dict()
+    data["bom"][0]["extended_usd"] += 1
+    problems = check_plan(parse_plan(__import__("yaml").safe_dump(data)), catalog_from_dict(base_specs()))
+    assert any("bom lines sum" in p for p in problems)
+
+
+def test_atomic_write_leaves_no_temp_and_replaces(plan, tmp_path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("old\n")
+    write_plan(plan, path)
+    assert path.read_text() == plan.to_yaml()
+    assert os.listdir(tmp_path) == ["s.yaml"]
+
+
+def test_unwritable_folder_is_an_input_error(plan, tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(InputError, match="cannot write"):
+        write_plan(plan, blocker / "plans" / "s.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "not a trnplan plan file"),
+        ("just a string\n", "not a trnplan plan file"),
+        ("format: trnplan-plan/9\n", "not readable by this trnplan"),
+        ("format: terraform\n", "not a trnplan plan file"),
+        ("format: trnplan-plan/1\nscenario: x\n", "malformed plan file"),
+        ("format: trnplan-plan/1\n  bad: [indent\n", "not a readable plan file"),
+    ],
+)
+def test_non_plans_are_refused_clearly(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_plan(text, "p.yaml")
+
+
+def test_truncated_plan_is_refused(plan) -> None:
+    text = plan.to_yaml()
+    with pytest.raises(InputError):
+        parse_plan(text[: len(text) // 3], "cut.yaml")
+
+
+def test_binary_and_missing_files(tmp_path) -> None:
+    binary = tmp_path / "b.yaml"
+    binary.write_bytes(b"\xff\xfe\x00\x01garbage")
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_plan(binary)
+    with pytest.raises(InputError, match="no such plan file"):
+        read_plan(tmp_path / "missing.yaml")
+    with pytest.raises(InputError, match="directory"):
+        read_plan(tmp_path)

@@ -1,0 +1,101 @@
+"""The JSON Schema of spec files: accepts the shipped and fixture specs, rejects what the loader rejects."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from trnplan.schema import schema_json, spec_json_schema
+from trnplan.yamlsafe import read_yaml
+
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((REPO / "specs").rglob("*.yaml")) + sorted((REPO / "specs").rglob("*.yml"))
+TINY = sorted((REPO / "tests" / "fixtures" / "tiny_specs").glob("*.yaml"))
+
+
+def validator() -> jsonschema.protocols.Validator:
+    schema = spec_json_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def errors(data: Any) -> list[str]:
+    return sorted(error.message for error in validator().iter_errors(data))
+
+
+def tiny() -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for path in TINY:
+        data.update(read_yaml(path).check().data)
+    return data
+
+
+def test_schema_is_a_valid_2020_12_schema_with_identity() -> None:
+    schema = spec_json_schema()
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"] and schema["title"] == "trnplan spec file"
+    assert "chips" in schema["description"]
+    assert sorted(schema["properties"]) == ["chips", "cooling", "forms", "scenarios", "sites", "switches"]
+    assert schema["additionalProperties"] is False
+    assert isinstance(validator(), jsonschema.Draft202012Validator)
+
+
+def test_schema_json_is_stable_sorted_text() -> None:
+    text = schema_json()
+    assert text.endswith("}\n")
+    assert json.loads(text) == spec_json_schema()
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert schema_json() == text
+
+
+@pytest.mark.skipif(not SHIPPED, reason="specs/ has no YAML yet")
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_shipped_spec_file_validates(path: Path) -> None:
+    assert errors(read_yaml(path).check().data) == []
+
+
+@pytest.mark.parametrize("path", TINY, ids=lambda p: p.name)
+def test_the_tiny_fixture_validates(path: Path) -> None:
+    assert errors(read_yaml(path).check().data) == []
+
+
+def test_unknown_fields_are_rejected_at_every_level() -> None:
+    data = tiny()
+    assert errors(data) == []
+    bad = copy.deepcopy(data)
+    bad["chips"]["trn3"]["tdp_watts"] = 1000
+    bad["chips"]["trn3"]["hbm"]["stacks_count"] = 4
+    bad["chip"] = {}
+    assert errors(bad) == [
+        "Additional properties are not allowed ('chip' was unexpected)",
+        "Additional properties are not allowed ('stacks_count' was unexpected)",
+        "Additional properties are not allowed ('tdp_watts' was unexpected)",
+    ]
+
+
+def test_ids_types_ranges_and_enums_are_checked() -> None:
+    bad = tiny()
+    bad["chips"]["Trn3"] = bad["chips"].pop("trn3")
+    bad["sites"]["iad-a"]["it_power_mw"] = 40000
+    bad["sites"]["iad-a"]["rack_positions"] = 900.5
+    bad["forms"]["trn3-nl72x2"]["topology"] = "mesh"
+    bad["switches"]["pcie6-160"]["available_from"] = "2025-13"
+    assert errors(bad) == [
+        "'2025-13' does not match '^[0-9]{4}-(0[1-9]|1[0-2])$'",
+        "'Trn3' does not match any of the regexes: '^[a-z0-9][a-z0-9.-]*$'",
+        "'mesh' is not one of ['switched', 'torus']",
+        "40000 is greater than the maximum of 10000",
+        "900.5 is not of type 'integer'",
+    ]
+
+
+def test_missing_required_fields_are_rejected() -> None:
+    bad = tiny()
+    del bad["cooling"]["air"]["pue"]
+    assert errors(bad) == ["'pue' is a required property"]

@@ -1,0 +1,178 @@
+"""Safe YAML reading: data, 1-based marks, non-fatal problems and refusals (see also test_load_hostile)."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from trnplan.errors import SpecError
+from trnplan.yamlsafe import describe, dotted, parse_bytes, parse_yaml, read_yaml
+
+
+def refusal(text: str) -> list[str]:
+    with pytest.raises(SpecError) as info:
+        parse_yaml(text, file="f.yaml")
+    return [str(p) for p in info.value.problems]
+
+
+def test_marks_are_one_based_key_positions_in_block_and_flow_style() -> None:
+    doc = parse_yaml(
+        "chips:\n  trn3:\n    tdp_w: 1000\n    hbm: {stacks: 4, stack_gb: 36}\n    cooling: [air, liquid]\n",
+        file="f.yaml",
+    )
+    assert doc.problems == []
+    assert doc.data == {
+        "chips": {"trn3": {"tdp_w": 1000, "hbm": {"stacks": 4, "stack_gb": 36}, "cooling": ["air", "liquid"]}}
+    }
+    assert doc.marks[()] == (1, 1)
+    assert doc.marks[("chips",)] == (1, 1)
+    assert doc.marks[("chips", "trn3")] == (2, 3)
+    assert doc.marks[("chips", "trn3", "tdp_w")] == (3, 5)
+    assert doc.marks[("chips", "trn3", "hbm", "stack_gb")] == (4, 22)
+    assert doc.marks[("chips", "trn3", "cooling", 1)] == (5, 20)
+
+
+def test_duplicate_key_is_reported_at_the_second_and_the_first_value_kept() -> None:
+    doc = parse_yaml("a:\n  x: 1\n  y: 2\n  x: 3\n", file="f.yaml")
+    assert [str(p) for p in doc.problems] == ["f.yaml:4:3: a.x: duplicate key 'x' (first at line 2)"]
+    assert doc.data == {"a": {"x": 1, "y": 2}}
+    with pytest.raises(SpecError):
+        doc.check()
+
+
+def test_non_string_keys_are_reported_at_every_level() -> None:
+    doc = parse_yaml("1: a\nchips:\n  yes: {}\n  trn3:\n    2025-01-01: x\n", file="f.yaml")
+    assert [str(p) for p in doc.problems] == [
+        "f.yaml:1:1: key '1' is read as the whole number 1; keys must be text (quote it: '1')",
+        "f.yaml:3:3: chips: key 'yes' is read as the boolean true; keys must be text (quote it: 'yes')",
+        "f.yaml:5:5: chips.trn3: key '2025-01-01' is read as the date 2025-01-01; keys must be text "
+        "(quote it: '2025-01-01')",
+    ]
+    assert doc.data == {"chips": {"trn3": {}}}
+    assert doc.bad == frozenset()
+
+
+def test_collection_keys_are_refused() -> None:
+    doc = parse_yaml("? [a, b]\n: 1\nok: 2\n", file="f.yaml")
+    assert [str(p) for p in doc.problems] == ["f.yaml:1:3: a key must be text, not a list"]
+    assert doc.data == {"ok": 2}
+
+
+def test_yaml_1_1_booleans_and_numbers_but_1e3_is_a_number_as_in_yaml_1_2() -> None:
+    doc = parse_yaml("a: yes\nb: off\nc: 1_000\nd: 1e3\ne: .inf\nf: '1.10'\ng: 2025-12\n", file="f.yaml")
+    assert doc.data == {
+        "a": True,
+        "b": False,
+        "c": 1000,
+        "d": 1000.0,
+        "e": float("inf"),
+        "f": "1.10",
+        "g": "2025-12",
+    }
+
+
+def test_syntax_errors_are_located() -> None:
+    assert refusal("a: [1, 2\nb: 3\n") == [
+        "f.yaml:2:2: YAML syntax: expected ',' or ']', but got ':' "
+        "(while parsing a flow sequence started at line 1)"
+    ]
+    assert refusal("a: 1\n  b: 2\n") == ["f.yaml:2:4: YAML syntax: mapping values are not allowed here"]
+    assert refusal("a: 1\n---\nb: 2\n") == [
+        "f.yaml:2:1: YAML syntax: expected a single document in the stream, but found another document"
+    ]
+    assert refusal("a: *nowhere\n") == ["f.yaml:1:4: YAML syntax: found undefined alias 'nowhere'"]
+    assert refusal("a: &x 1\nb: &x 2\n") == [
+        "f.yaml:2:4: YAML syntax: duplicate anchor 'x' (first at line 1)"
+    ]
+    assert refusal("a: \x07\n") == ["f.yaml:1:4: character U+0007 is not allowed in YAML text"]
+
+
+def test_tags_other_than_the_standard_ones_are_refused_and_the_value_marked_bad() -> None:
+    doc = parse_yaml(
+        "a: !!python/object/apply:os.system ['true']\n"
+        "b: !local x\nc: !!binary aGk=\nd: !!set {x}\ne: !!str 5\n",
+        file="f.yaml",
+    )
+    assert doc.data == {"a": None, "b": None, "c": None, "d": None, "e": "5"}
+    assert doc.bad == {("a",), ("b",), ("c",), ("d",)}
+    messages = [str(p) for p in doc.problems]
+    assert messages[0] == (
+        "f.yaml:1:4: a: tag '!!python/object/apply:os.system' is not allowed: specs are plain YAML "
+        "(mappings, lists, text, numbers, booleans, null)"
+    )
+    assert [m.split(": ")[2].split(" is")[0] for m in messages] == [
+        "tag '!!python/object/apply:os.system'",
+        "tag '!local'",
+        "tag '!!binary'",
+        "tag '!!set'",
+    ]
+
+
+def test_unreadable_scalars_and_huge_integers_are_refused() -> None:
+    doc = parse_yaml(
+        "a: !!int xyz\nb: !!bool maybe\nc: 2025-02-30\nd: 123456789012345678901\ne: 9223372036854775807\n",
+        file="f.yaml",
+    )
+    assert [str(p) for p in doc.problems] == [
+        "f.yaml:1:4: a: cannot read 'xyz' as a whole number",
+        "f.yaml:2:4: b: cannot read 'maybe' as a boolean",
+        "f.yaml:3:4: c: cannot read '2025-02-30' as a date (day is out of range for month)",
+        "f.yaml:4:4: d: integer 123456789012345678901 is too large (more than 64 bits)",
+    ]
+    assert doc.data["e"] == 2**63 - 1
+    assert doc.bad == {("a",), ("b",), ("c",), ("d",)}
+
+
+def test_merge_keys_merge_with_local_keys_winning_and_marks_at_the_source() -> None:
+    doc = parse_yaml(
+        "base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\nd: {<<: [*b, {z: 4}], x: 0}\n",
+        file="f.yaml",
+    )
+    assert doc.problems == []
+    assert doc.data["c"] == {"x": 1, "y": 3}
+    assert doc.data["d"] == {"x": 0, "y": 2, "z": 4}
+    assert doc.marks[("c", "y")] == (4, 3)
+    assert doc.marks[("c", "x")] == (1, 11)  # where the merged value was written
+
+
+def test_empty_and_comment_only_documents_are_none() -> None:
+    assert parse_yaml("", file="f.yaml").data is None
+    assert parse_yaml("# nothing here\n", file="f.yaml").data is None
+
+
+def test_bytes_utf8_bom_is_accepted_other_encodings_refused() -> None:
+    assert parse_bytes(codecs.BOM_UTF8 + b"a: 1\n", file="f.yaml").data == {"a": 1}
+    with pytest.raises(SpecError) as info:
+        parse_bytes("a: 1\n".encode("utf-16"), file="f.yaml")
+    assert [str(p) for p in info.value.problems] == ["f.yaml: file is UTF-16 encoded; save it as UTF-8"]
+    with pytest.raises(SpecError) as info:
+        parse_bytes(b"a: 1\nname: caf\xe9\n", file="f.yaml")
+    assert [str(p) for p in info.value.problems] == [
+        "f.yaml:2:10: not UTF-8 text (byte 0xe9); save the file as UTF-8"
+    ]
+
+
+def test_read_yaml_names_the_file_as_displayed(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text("a: [1,\n", encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        read_yaml(path, display="specs/x.yaml")
+    (problem,) = info.value.problems
+    assert problem.file == "specs/x.yaml"
+    assert problem.line == 2
+    assert problem.message.startswith("YAML syntax: ")
+
+
+def test_describe_and_dotted() -> None:
+    assert (
+        dotted(("forms", "trn2.48xlarge", "scale_up", 0, "switch")) == "forms.trn2.48xlarge.scale_up.0.switch"
+    )
+    assert describe(None) == "null (an empty value)"
+    assert describe(True) == "the boolean true"
+    assert describe(3) == "the whole number 3"
+    assert describe(2.5) == "the number 2.5"
+    assert describe("x" * 50) == "the text '" + "x" * 37 + "...'"
+    assert describe([1]) == "a list of 1 item"
+    assert describe({}) == "a mapping"
