@@ -546,19 +546,22 @@ def _costs(plan: Plan) -> Table:
 
 
 def _alternatives(plan: Plan) -> Table:
-    t = _table("Alternatives (best plans that choose differently)")
+    t = _table("Alternatives: the best plan without each choice made")
     _num_col(t, "#")
+    t.add_column("without")
     t.add_column("choice")
     _num_col(t, "TCO")
     _num_col(t, "FP8")
     _num_col(t, "vs plan")
     for i, alt in enumerate(plan.alternatives, 1):
+        feasible = alt.get("tco_usd") is not None
         t.add_row(
             str(i),
+            str(alt.get("without", "")),
             str(alt.get("choice", "")).replace("; ", "\n"),  # one line per site
-            fmt(alt.get("tco_usd"), "usd"),
-            fmt(alt.get("fp8_pflops"), "pflops"),
-            fmt(float(alt.get("delta_pct") or 0) / 100, "pct", signed=True),
+            fmt(alt.get("tco_usd"), "usd") if feasible else "-",
+            fmt(alt.get("fp8_pflops"), "pflops") if feasible else "-",
+            fmt(float(alt.get("delta_pct") or 0) / 100, "pct", signed=True) if feasible else "infeasible",
         )
     t.caption = "vs plan: change in the scenario's objective"
     return t

@@ -10,9 +10,9 @@ from typing import Any
 
 from trnplan.catalog import Catalog, inputs_digest
 from trnplan.check import binding_rows, check_plan, constraint_rows
-from trnplan.costs import Deployment, evaluate
+from trnplan.costs import NO_SWITCH, Deployment, evaluate
 from trnplan.errors import InfeasibleError, SolverError
-from trnplan.optimize.model import Model, build_model, exclude_choices, option_use_binaries, set_objective
+from trnplan.optimize.model import Model, build_model, set_objective
 from trnplan.optimize.solve import SolveResult, SolveStatus, check_solver_available, solve
 from trnplan.plan import PLAN_FORMAT, Plan, economics, plan_body
 
@@ -119,26 +119,60 @@ def describe_choices(decisions: Decisions) -> str:
     return "; ".join(f"{site}: {' + '.join(parts)} / {fabric[site]}" for site, parts in sorted(by_site.items()))
 
 
+def chosen_items(decisions: Decisions) -> list[tuple[str, str]]:
+    """The distinct choices a plan makes: forms, coolings, scale-up and scale-out switches used."""
+    items = set()
+    for d in decisions.deployments:
+        items.add(("form", d.form))
+        items.add(("cooling", d.cooling))
+        if d.scale_up_switch != NO_SWITCH:
+            items.add(("scale-up switch", d.scale_up_switch))
+    items.update(("scale-out switch", switch) for _site, switch in decisions.scale_out)
+    return sorted(items)
+
+
+def _exclude(model: Model, kind: str, item: str) -> list[tuple[Any, Any]]:
+    """Forbid one choice everywhere by zeroing the bounds of its variables; returns (var, old bound) pairs."""
+    touched = []
+    for sm in model.sites:
+        if kind == "scale-out switch":
+            variables = [y for (o, _t), y in sm.y.items() if o == item]
+        else:
+            field = {"form": "form", "cooling": "cooling", "scale-up switch": "scale_up_switch"}[kind]
+            variables = [v for v, o in zip(sm.n, sm.options, strict=True) if getattr(o, field) == item]
+        for var in variables:
+            touched.append((var, var.upBound))
+            var.upBound = 0
+    return touched
+
+
 def find_alternatives(
     catalog: Catalog, scenario_id: str, best: Decisions, best_value: float, k: int, solver: str,
     time_limit: float | None,
 ) -> list[dict[str, Any]]:
-    """The k best plans whose set of choices (options used, scale-out switch per site) differs, ranked."""
+    """The best plan without each choice the optimum makes (a form, a cooling, a switch), ranked; top k.
+
+    Each answers "what would it cost not to choose X?", and each chooses differently from the plan.
+    """
     if k <= 0:
         return []
     scenario = catalog.scenarios[scenario_id]
     model = build_model(catalog, scenario_id)
-    option_use_binaries(model)
-    exclude_choices(model, set(best.used), set(best.fabrics))
-    out = []
-    for _ in range(k):
+    found = []
+    for kind, item in chosen_items(best):
+        touched = _exclude(model, kind, item)
         result, decisions, _iterations = _solve_objective(model, solver, time_limit)
+        for var, bound in touched:
+            var.upBound = bound
+        entry: dict[str, Any] = {"without": f"{kind} {item}"}
         if decisions is None or not decisions.deployments:
-            break
+            entry.update({"status": result.status.value, "choice": "no plan meets the scenario"})
+            found.append((1, 0.0, entry))
+            continue
         ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
         value = objective_value(scenario.objective, ev.totals)
         delta = (value - best_value) / best_value * 100 if best_value else 0.0
-        out.append({
+        entry.update({
             "choice": describe_choices(decisions),
             "tco_usd": round(ev.totals["tco_usd"], 2),
             "fp8_pflops": ev.totals["fp8_pflops"],
@@ -146,8 +180,10 @@ def find_alternatives(
             "delta_pct": round(delta, 4),
             "status": result.status.value,
         })
-        exclude_choices(model, set(decisions.used), set(decisions.fabrics))
-    return out
+        worse = delta if scenario.objective == "min_tco" else -delta
+        found.append((0, worse, entry))
+    found.sort(key=lambda f: (f[0], f[1], f[2]["without"]))
+    return [entry for _, _, entry in found[:k]]
 
 
 def optimize(
