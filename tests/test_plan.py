@@ -104,3 +104,18 @@ def test_binary_and_missing_files(tmp_path) -> None:
         read_plan(tmp_path / "missing.yaml")
     with pytest.raises(InputError, match="directory"):
         read_plan(tmp_path)
+
+
+def test_new_files_follow_the_umask_and_replacements_keep_their_mode(plan, tmp_path) -> None:
+    old = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.yaml"
+        write_plan(plan, fresh)
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.yaml"
+        kept.write_text("x")
+        kept.chmod(0o640)
+        write_plan(plan, kept)
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)

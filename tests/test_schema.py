@@ -99,3 +99,13 @@ def test_missing_required_fields_are_rejected() -> None:
     bad = tiny()
     del bad["cooling"]["air"]["pue"]
     assert errors(bad) == ["'pue' is a required property"]
+
+
+def test_committed_schema_file_is_current() -> None:
+    """schema/trnplan.schema.json (which the shipped specs point editors at) is what `trnplan schema` writes."""
+    from pathlib import Path
+
+    from trnplan.schema import schema_json
+
+    committed = Path(__file__).resolve().parent.parent / "schema" / "trnplan.schema.json"
+    assert committed.read_text() == schema_json(), "run: trnplan schema --out schema/trnplan.schema.json"

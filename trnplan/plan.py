@@ -288,6 +288,14 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     except OSError as exc:
         raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from None
     try:
+        # mkstemp makes 0600 files: keep the mode of the file replaced, else what the umask allows.
+        try:
+            mode = p.stat().st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
