@@ -57,7 +57,9 @@ def site_candidates(catalog: Catalog, scenario_id: str, site_id: str) -> list[Ca
         if not any(vector):
             continue
         deployments = tuple(
-            Deployment(site_id, o.form, o.cooling, o.scale_up_switch, n) for o, n in zip(options, vector, strict=True) if n
+            Deployment(site_id, o.form, o.cooling, o.scale_up_switch, n)
+            for o, n in zip(options, vector, strict=True)
+            if n
         )
         for switch in switches:
             ev = evaluate(catalog, scenario, deployments, {site_id: switch})
@@ -65,8 +67,18 @@ def site_candidates(catalog: Catalog, scenario_id: str, site_id: str) -> list[Ca
             if any(r.violated for r in rows):
                 continue
             t = ev.totals
-            out.append(Candidate(deployments, ((site_id, switch),), t["chips"], t["fp8_pflops"], t["hbm_tb"],
-                                 t["capex_usd"], t["tco_usd"], tuple(sorted(ev.supply_used.items()))))
+            out.append(
+                Candidate(
+                    deployments,
+                    ((site_id, switch),),
+                    t["chips"],
+                    t["fp8_pflops"],
+                    t["hbm_tb"],
+                    t["capex_usd"],
+                    t["tco_usd"],
+                    tuple(sorted(ev.supply_used.items())),
+                )
+            )
     return out
 
 
@@ -108,8 +120,14 @@ def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Candidate] | N
             value = pflops / tco
         if best is None or value > best[0]:
             merged = Candidate(
-                tuple(d for c in combo for d in c.deployments), tuple(s for c in combo for s in c.scale_out),
-                chips, pflops, hbm, capex, tco, tuple(sorted(supply.items())),
+                tuple(d for c in combo for d in c.deployments),
+                tuple(s for c in combo for s in c.scale_out),
+                chips,
+                pflops,
+                hbm,
+                capex,
+                tco,
+                tuple(sorted(supply.items())),
             )
             best = (value, merged)
     if best is None:
@@ -117,5 +135,9 @@ def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Candidate] | N
     value, cand = best
     ev = evaluate(catalog, scenario, cand.deployments, dict(cand.scale_out))
     t = ev.totals
-    exact = {"min_tco": t["tco_usd"], "max_perf": t["fp8_pflops"], "max_perf_per_tco": t["fp8_pflops"] / t["tco_usd"] * 1e6}
+    exact = {
+        "min_tco": t["tco_usd"],
+        "max_perf": t["fp8_pflops"],
+        "max_perf_per_tco": t["fp8_pflops"] / t["tco_usd"] * 1e6,
+    }
     return exact[scenario.objective], cand

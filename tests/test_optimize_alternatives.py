@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from builders import base_specs, catalog_from_dict
+
 from trnplan.optimize import optimize
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from builders import base_specs, catalog_from_dict
+
 from trnplan.check import check_plan
 from trnplan.errors import InputError
 from trnplan.optimize import optimize

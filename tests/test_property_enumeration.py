@@ -13,11 +13,11 @@ import os
 from typing import Any
 
 import pytest
+from builders import catalog_from_dict
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-
-from builders import catalog_from_dict
 from oracle import best_plan
+
 from trnplan.check import check_plan
 from trnplan.errors import InfeasibleError
 from trnplan.optimize import optimize
@@ -31,11 +31,17 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
     chips = {}
     for c in range(n_chips):
         chips[f"c{c}"] = {
-            "name": f"C{c}", "vendor": "V",
+            "name": f"C{c}",
+            "vendor": "V",
             "tdp_w": draw(st.sampled_from([300, 500, 700, 1000, 1200])),
             "dense_tflops": {"fp8": draw(st.sampled_from([500, 1000, 1300, 2500, 5000]))},
-            "hbm": {"generation": "HBM3E", "stacks": draw(st.sampled_from([2, 4, 8])),
-                    "stack_gb": draw(st.sampled_from([24, 36])), "pin_gbps": 8.0, "bus_bits": 1024},
+            "hbm": {
+                "generation": "HBM3E",
+                "stacks": draw(st.sampled_from([2, 4, 8])),
+                "stack_gb": draw(st.sampled_from([24, 36])),
+                "pin_gbps": 8.0,
+                "bus_bits": 1024,
+            },
             "scale_up": {"pcie_gen": 6, "lanes": 64},
             "scale_out_gbps": draw(st.sampled_from([100, 200, 400])),
             "unit_usd": draw(st.sampled_from([5000, 12000, 20000, 40000])),
@@ -43,20 +49,29 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
     up_ids = [f"u{i}" for i in range(draw(st.integers(1, 2)))]
     switches: dict[str, Any] = {}
     for u in up_ids:
-        switches[u] = {"role": "scale_up", "protocol": "pcie6", "lanes": 160,
-                       "power_w": draw(st.sampled_from([0, 100, 400])),
-                       "unit_usd": draw(st.sampled_from([0, 2000, 9000])),
-                       "available_from": draw(st.sampled_from(["2024-01", "2024-01", "2027-01"]))}
+        switches[u] = {
+            "role": "scale_up",
+            "protocol": "pcie6",
+            "lanes": 160,
+            "power_w": draw(st.sampled_from([0, 100, 400])),
+            "unit_usd": draw(st.sampled_from([0, 2000, 9000])),
+            "available_from": draw(st.sampled_from(["2024-01", "2024-01", "2027-01"])),
+        }
     for o in range(draw(st.integers(1, 2))):
         port = draw(st.sampled_from([100, 200]))
         radix = draw(st.sampled_from([8, 16, 32]))
-        switches[f"o{o}"] = {"role": "scale_out", "protocol": "ethernet", "bandwidth_gbps": port * radix,
-                             "port_gbps": port, "rack_units": draw(st.sampled_from([1, 2])),
-                             "power_w": draw(st.sampled_from([0, 300, 800])),
-                             "unit_usd": draw(st.sampled_from([1000, 8000, 30000])),
-                             "optic_usd": draw(st.sampled_from([0, 300, 900])),
-                             "optic_w": draw(st.sampled_from([0, 8, 15])),
-                             "available_from": draw(st.sampled_from(["2020-01", "2020-01", "2020-01", "2027-01"]))}
+        switches[f"o{o}"] = {
+            "role": "scale_out",
+            "protocol": "ethernet",
+            "bandwidth_gbps": port * radix,
+            "port_gbps": port,
+            "rack_units": draw(st.sampled_from([1, 2])),
+            "power_w": draw(st.sampled_from([0, 300, 800])),
+            "unit_usd": draw(st.sampled_from([1000, 8000, 30000])),
+            "optic_usd": draw(st.sampled_from([0, 300, 900])),
+            "optic_w": draw(st.sampled_from([0, 8, 15])),
+            "available_from": draw(st.sampled_from(["2020-01", "2020-01", "2020-01", "2027-01"])),
+        }
     forms = {}
     for f in range(draw(st.integers(2, 4))):
         chips_per_rack = draw(st.sampled_from([8, 16, 32]))
@@ -65,7 +80,8 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
         form: dict[str, Any] = {
             "chip": draw(st.sampled_from(sorted(chips))),
             "topology": "switched" if switched else "torus",
-            "chips_per_rack": chips_per_rack, "racks_per_unit": racks_per_unit,
+            "chips_per_rack": chips_per_rack,
+            "racks_per_unit": racks_per_unit,
             "domain_chips": draw(st.sampled_from([chips_per_rack, chips_per_rack * racks_per_unit])),
             "cooling": draw(st.sampled_from([["air"], ["liquid"], ["air", "liquid"]])),
             "rack_overhead_kw": draw(st.sampled_from([0, 1.5, 4])),
@@ -77,10 +93,16 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
             form["scale_up"] = [{"switch": u, "per_rack": draw(st.integers(0, 3))} for u in sorted(picks)]
         forms[f"f{f}"] = form
     cooling = {
-        "air": {"max_rack_kw": draw(st.sampled_from([20, 45, 60])), "pue": draw(st.sampled_from([1.3, 1.5])),
-                "capex_usd_per_kw": draw(st.sampled_from([0, 200]))},
-        "liquid": {"max_rack_kw": 100, "pue": draw(st.sampled_from([1.08, 1.15])),
-                   "capex_usd_per_kw": draw(st.sampled_from([0, 400, 1500]))},
+        "air": {
+            "max_rack_kw": draw(st.sampled_from([20, 45, 60])),
+            "pue": draw(st.sampled_from([1.3, 1.5])),
+            "capex_usd_per_kw": draw(st.sampled_from([0, 200])),
+        },
+        "liquid": {
+            "max_rack_kw": 100,
+            "pue": draw(st.sampled_from([1.08, 1.15])),
+            "capex_usd_per_kw": draw(st.sampled_from([0, 400, 1500])),
+        },
     }
     n_sites = draw(st.integers(1, 2))
     sites = {}
@@ -101,15 +123,24 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
         sites[f"s{s}"] = site
     objective = draw(st.sampled_from(["min_tco", "min_tco", "min_tco", "max_perf", "max_perf_per_tco"]))
     demand: dict[str, Any] = {}
-    for key, values in (("chips", [8, 16, 32, 48]), ("fp8_pflops", [8.0, 20.0, 40.0]), ("hbm_tb", [1.0, 3.0])):
+    for key, values in (
+        ("chips", [8, 16, 32, 48]),
+        ("fp8_pflops", [8.0, 20.0, 40.0]),
+        ("hbm_tb", [1.0, 3.0]),
+    ):
         if draw(st.booleans()):
             demand[key] = draw(st.sampled_from(values))
     if objective == "min_tco" and not demand:
         demand["chips"] = draw(st.sampled_from([8, 16, 32]))
     scenario: dict[str, Any] = {
-        "sites": sorted(sites), "demand": demand, "objective": objective, "as_of": "2026-06",
-        "horizon_years": draw(st.integers(1, 6)), "cost_of_capital": draw(st.sampled_from([0.0, 0.08, 0.15])),
-        "utilization": draw(st.sampled_from([0.5, 0.8, 1.0])), "maintenance_rate": draw(st.sampled_from([0.0, 0.03])),
+        "sites": sorted(sites),
+        "demand": demand,
+        "objective": objective,
+        "as_of": "2026-06",
+        "horizon_years": draw(st.integers(1, 6)),
+        "cost_of_capital": draw(st.sampled_from([0.0, 0.08, 0.15])),
+        "utilization": draw(st.sampled_from([0.5, 0.8, 1.0])),
+        "maintenance_rate": draw(st.sampled_from([0.0, 0.03])),
         "fabric": {"cooling": draw(st.sampled_from(["air", "liquid"]))},
         "min_domain_chips": draw(st.sampled_from([1, 1, 1, 16])),
     }
@@ -118,8 +149,14 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 3)) == 0:
         key = draw(st.sampled_from(sorted(chips) + up_ids + sorted(f for f in switches if f.startswith("o"))))
         scenario["supply"] = {key: draw(st.sampled_from([2, 16, 40, 100]))}
-    return {"chips": chips, "forms": forms, "switches": switches, "cooling": cooling, "sites": sites,
-            "scenarios": {"p": scenario}}
+    return {
+        "chips": chips,
+        "forms": forms,
+        "switches": switches,
+        "cooling": cooling,
+        "sites": sites,
+        "scenarios": {"p": scenario},
+    }
 
 
 def _agree(milp: float, brute: float) -> bool:

@@ -102,7 +102,7 @@ def test_missing_required_fields_are_rejected() -> None:
 
 
 def test_committed_schema_file_is_current() -> None:
-    """schema/trnplan.schema.json (which the shipped specs point editors at) is what `trnplan schema` writes."""
+    """schema/trnplan.schema.json, which the shipped specs point editors at, is `trnplan schema`."""
     from pathlib import Path
 
     from trnplan.schema import schema_json

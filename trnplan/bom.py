@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from trnplan.costs import cents
 from trnplan.errors import InputError
 from trnplan.plan import Plan, canon
 
@@ -50,10 +51,6 @@ class Bom:
     def by_category(self) -> dict[str, float]:
         """Subtotal per category over all sites, summed in cents."""
         return _subtotals(self.lines, lambda line: line.category)
-
-
-def cents(usd: float) -> int:
-    return round(usd * 100)
 
 
 def _subtotals(lines: list[BomLine], key: Any) -> dict[str, float]:

@@ -38,7 +38,9 @@ def plausible(lo: float, hi: float, unit: str, slips: Mapping[float, str] | None
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{value} is not a finite number")
         if abs(value) > 1e15:
-            raise ValueError(f"{float(value):.3g} {unit} is far outside the plausible range {lo:g} to {hi:g} {unit}")
+            raise ValueError(
+                f"{float(value):.3g} {unit} is far outside the plausible range {lo:g} to {hi:g} {unit}"
+            )
         if lo <= value <= hi:
             return value
         hint = ""
@@ -427,7 +429,7 @@ def check_month(value: str) -> bool:
 
 
 def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
-    """sha256 of the resolved specs a scenario can use: it, its sites, and every chip, form, switch, cooling."""
+    """sha256 of the resolved specs a scenario can use: it, its sites, every chip, form, switch, cooling."""
     import hashlib
     import json
 
@@ -440,8 +442,10 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     doc = {
         "scenario": {scenario_id: dump(scenario)},
         "sites": {s: dump(catalog.sites[s]) for s in sorted(scenario.sites)},
-        **{kind: {k: dump(v) for k, v in sorted(catalog.of(kind).items())}
-           for kind in ("chips", "forms", "switches", "cooling")},
+        **{
+            kind: {k: dump(v) for k, v in sorted(catalog.of(kind).items())}
+            for kind in ("chips", "forms", "switches", "cooling")
+        },
     }
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

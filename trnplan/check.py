@@ -135,7 +135,8 @@ def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
         for key in ("switch", "tiers", "ports", "switches", "optics", "network_racks"):
             if stated_site.get("scale_out", {}).get(key) != section["scale_out"][key]:
                 problems.append(
-                    f"sites.{site_id}.scale_out.{key}: plan says {stated_site.get('scale_out', {}).get(key)}, "
+                    f"sites.{site_id}.scale_out.{key}: "
+                    f"plan says {stated_site.get('scale_out', {}).get(key)}, "
                     f"the cost model gives {section['scale_out'][key]}"
                 )
     if len(bom) != len(plan.bom):
@@ -147,8 +148,12 @@ def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
                     problems.append(f"bom line {ours['item']}: {key} differs ({theirs.get(key)})")
             for key in ("quantity", "unit_usd", "extended_usd"):
                 if not _close(float(ours[key]), float(theirs.get(key, math.nan)), abs_tol=1e-6):
-                    problems.append(f"bom line {ours['item']}: {key} is {theirs.get(key)}, expected {ours[key]}")
+                    problems.append(
+                        f"bom line {ours['item']}: {key} is {theirs.get(key)}, expected {ours[key]}"
+                    )
     bom_cents = sum(round(float(line.get("extended_usd", 0)) * 100) for line in plan.bom)
     if bom_cents != round(float(plan.totals.get("capex_usd", 0)) * 100):
-        problems.append(f"bom lines sum to ${bom_cents / 100:,.2f}, plan capex is ${plan.totals.get('capex_usd')}")
+        problems.append(
+            f"bom lines sum to ${bom_cents / 100:,.2f}, plan capex is ${plan.totals.get('capex_usd')}"
+        )
     return problems

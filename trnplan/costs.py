@@ -27,7 +27,9 @@ def crf(rate: float, years: int) -> float:
 
 def tco_per_capex_usd(scenario: Scenario) -> float:
     """TCO per USD of capex: horizon x (CRF + maintenance_rate)."""
-    return scenario.horizon_years * (crf(scenario.cost_of_capital, scenario.horizon_years) + scenario.maintenance_rate)
+    return scenario.horizon_years * (
+        crf(scenario.cost_of_capital, scenario.horizon_years) + scenario.maintenance_rate
+    )
 
 
 def energy_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
@@ -85,7 +87,9 @@ class Option:
         return (self.form, self.cooling, self.scale_up_switch)
 
 
-def option_lines(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str) -> list[tuple[str, str, float, float]]:
+def option_lines(
+    catalog: Catalog, form_id: str, cooling_id: str, switch_id: str
+) -> list[tuple[str, str, float, float]]:
     """Per-unit BOM lines (category, item, quantity, unit_usd) of an option, fabric excluded."""
     form = catalog.forms[form_id]
     chip = catalog.chips[form.chip]
@@ -97,10 +101,19 @@ def option_lines(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str
         per_rack = next(o.per_rack for o in form.scale_up if o.switch == switch_id)
         switch = catalog.switches[switch_id]
         if per_rack:
-            lines.append(("scale_up", f"{switch.name or switch_id} ({switch_id})", per_rack * racks, switch.unit_usd))
+            lines.append(
+                ("scale_up", f"{switch.name or switch_id} ({switch_id})", per_rack * racks, switch.unit_usd)
+            )
     cooling = catalog.cooling[cooling_id]
     kw = racks * option_rack_kw(catalog, form_id, switch_id)
-    lines.append(("cooling", f"{cooling.name or cooling_id} cooling capacity, kW ({cooling_id})", kw, cooling.capex_usd_per_kw))
+    lines.append(
+        (
+            "cooling",
+            f"{cooling.name or cooling_id} cooling capacity, kW ({cooling_id})",
+            kw,
+            cooling.capex_usd_per_kw,
+        )
+    )
     return lines
 
 
@@ -117,7 +130,9 @@ def make_option(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str)
     chip = catalog.chips[form.chip]
     racks = form.racks_per_unit
     rack_kw = option_rack_kw(catalog, form_id, switch_id)
-    per_rack = 0 if switch_id == NO_SWITCH else next(o.per_rack for o in form.scale_up if o.switch == switch_id)
+    per_rack = (
+        0 if switch_id == NO_SWITCH else next(o.per_rack for o in form.scale_up if o.switch == switch_id)
+    )
     capex = sum(qty * unit for _, _, qty, unit in option_lines(catalog, form_id, cooling_id, switch_id))
     return Option(
         form=form_id,
@@ -138,7 +153,9 @@ def make_option(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str)
     )
 
 
-def option_problems(catalog: Catalog, scenario: Scenario, site_id: str, form_id: str, cooling_id: str, switch_id: str) -> list[str]:
+def option_problems(
+    catalog: Catalog, scenario: Scenario, site_id: str, form_id: str, cooling_id: str, switch_id: str
+) -> list[str]:
     """Why an option may not be used at a site under a scenario, in words; [] when it may."""
     form = catalog.forms[form_id]
     chip = catalog.chips[form.chip]
@@ -156,18 +173,30 @@ def option_problems(catalog: Catalog, scenario: Scenario, site_id: str, form_id:
     if cooling_id not in site.cooling:
         why.append(f"site {site_id} has no {cooling_id} cooling")
     if scenario.fabric.cooling not in site.cooling:
-        why.append(f"site {site_id} has no {scenario.fabric.cooling} cooling for the scale-out network (fabric.cooling)")
+        why.append(
+            f"site {site_id} has no {scenario.fabric.cooling} cooling "
+            "for the scale-out network (fabric.cooling)"
+        )
     if form.domain_chips < scenario.min_domain_chips:
-        why.append(f"form {form_id} has {form.domain_chips}-chip domains, under min_domain_chips {scenario.min_domain_chips}")
+        why.append(
+            f"form {form_id} has {form.domain_chips}-chip domains, "
+            f"under min_domain_chips {scenario.min_domain_chips}"
+        )
     if switch_id != NO_SWITCH:
         switch = catalog.switches[switch_id]
         if not month_leq(switch.available_from, scenario.as_of):
-            why.append(f"switch {switch_id} is available from {switch.available_from}, after as_of {scenario.as_of}")
+            why.append(
+                f"switch {switch_id} is available from {switch.available_from}, after as_of {scenario.as_of}"
+            )
     kw = option_rack_kw(catalog, form_id, switch_id)
     if kw > cooling.max_rack_kw + 1e-9:
-        why.append(f"a {form_id} rack draws {kw:g} kW, over {cooling_id} cooling's {cooling.max_rack_kw:g} kW")
+        why.append(
+            f"a {form_id} rack draws {kw:g} kW, over {cooling_id} cooling's {cooling.max_rack_kw:g} kW"
+        )
     if site.max_rack_kw is not None and kw > site.max_rack_kw + 1e-9:
-        why.append(f"a {form_id} rack draws {kw:g} kW, over site {site_id}'s {site.max_rack_kw:g} kW per rack")
+        why.append(
+            f"a {form_id} rack draws {kw:g} kW, over site {site_id}'s {site.max_rack_kw:g} kW per rack"
+        )
     return why
 
 
@@ -276,7 +305,15 @@ def _merge_lines(raw: Iterable[tuple[str, str, str, float, float, float | None]]
         if q == 0:
             continue
         lines.append(
-            BomLine(site, category, item, q, unit_usd, cents(q * unit_usd) / 100, round(kw[key], 6) if key in has_kw else None)
+            BomLine(
+                site,
+                category,
+                item,
+                q,
+                unit_usd,
+                cents(q * unit_usd) / 100,
+                round(kw[key], 6) if key in has_kw else None,
+            )
         )
     return lines
 
@@ -307,13 +344,25 @@ def evaluate(
             opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch)
             n = d.units
             dep_capex = 0.0
-            for category, item, quantity, unit_usd in option_lines(catalog, d.form, d.cooling, d.scale_up_switch):
+            for category, item, quantity, unit_usd in option_lines(
+                catalog, d.form, d.cooling, d.scale_up_switch
+            ):
                 is_kw = category == "cooling"
-                raw_lines.append((site_id, category, item, quantity * n, unit_usd, quantity * n if is_kw else None))
+                raw_lines.append(
+                    (site_id, category, item, quantity * n, unit_usd, quantity * n if is_kw else None)
+                )
                 dep_capex += cents(quantity * n * unit_usd) / 100
             figures.append(
-                DeploymentFigures(d, opt.racks * n, opt.chips * n, opt.domains * n, opt.it_kw * n,
-                                  opt.fp8_pflops * n, opt.hbm_tb * n, dep_capex)
+                DeploymentFigures(
+                    d,
+                    opt.racks * n,
+                    opt.chips * n,
+                    opt.domains * n,
+                    opt.it_kw * n,
+                    opt.fp8_pflops * n,
+                    opt.hbm_tb * n,
+                    dep_capex,
+                )
             )
             kw_by_cooling[d.cooling] += opt.it_kw * n
             gbps += opt.scale_out_gbps * n
@@ -332,8 +381,13 @@ def evaluate(
         fabric_lines = [
             ("scale_out", f"{switch.name or switch_id} ({switch_id})", fab.switches, switch.unit_usd, None),
             ("optics", f"scale-out optics ({switch_id})", fab.optics, switch.optic_usd, None),
-            ("cooling", f"{fabric_cooling.name or fabric_cooling_id} cooling capacity, kW ({fabric_cooling_id})",
-             fab.it_power_kw, fabric_cooling.capex_usd_per_kw, fab.it_power_kw),
+            (
+                "cooling",
+                f"{fabric_cooling.name or fabric_cooling_id} cooling capacity, kW ({fabric_cooling_id})",
+                fab.it_power_kw,
+                fabric_cooling.capex_usd_per_kw,
+                fab.it_power_kw,
+            ),
         ]
         for category, item, quantity, unit_usd, it_kw in fabric_lines:
             raw_lines.append((site_id, category, item, quantity, unit_usd, it_kw))
@@ -348,17 +402,32 @@ def evaluate(
         site_capex += fabric_capex
         it_kw = sum(kw_by_cooling.values())
         facility_kw = sum(kw * catalog.cooling[q].pue for q, kw in kw_by_cooling.items())
-        energy = sum(kw * energy_usd_per_kw_year(site, catalog.cooling[q].pue, scenario) for q, kw in kw_by_cooling.items())
+        energy = sum(
+            kw * energy_usd_per_kw_year(site, catalog.cooling[q].pue, scenario)
+            for q, kw in kw_by_cooling.items()
+        )
         colocation = it_kw * colocation_usd_per_kw_year(site)
         positions = compute_racks + fab.network_racks
-        utilization = {"it_power": it_kw / site.it_power_kw, "rack_positions": positions / site.rack_positions}
+        utilization = {
+            "it_power": it_kw / site.it_power_kw,
+            "rack_positions": positions / site.rack_positions,
+        }
         if site.grid_power_mw is not None:
             utilization["grid_power"] = facility_kw / (site.grid_power_mw * 1000)
         sites[site_id] = SiteFigures(
-            site=site_id, deployments=figures, fabric=fab, fabric_capex_usd=fabric_capex, cooling_used=cooling_used,
-            compute_racks=compute_racks, it_power_kw=it_kw, facility_power_kw=facility_kw, capex_usd=site_capex,
-            opex_usd_per_year=energy + colocation + site_capex * opex_rate_capex, utilization=utilization,
-            energy_usd_per_year=energy, colocation_usd_per_year=colocation,
+            site=site_id,
+            deployments=figures,
+            fabric=fab,
+            fabric_capex_usd=fabric_capex,
+            cooling_used=cooling_used,
+            compute_racks=compute_racks,
+            it_power_kw=it_kw,
+            facility_power_kw=facility_kw,
+            capex_usd=site_capex,
+            opex_usd_per_year=energy + colocation + site_capex * opex_rate_capex,
+            utilization=utilization,
+            energy_usd_per_year=energy,
+            colocation_usd_per_year=colocation,
         )
     bom = _merge_lines(raw_lines)
     capex = sum(cents(line.extended_usd) for line in bom) / 100
@@ -368,9 +437,13 @@ def evaluate(
         site_cents[line.site] += cents(line.extended_usd)
     for site_id, fig in list(sites.items()):
         site_capex = site_cents[site_id] / 100
-        sites[site_id] = replace(fig, capex_usd=site_capex,
-                                 opex_usd_per_year=fig.energy_usd_per_year + fig.colocation_usd_per_year
-                                 + site_capex * opex_rate_capex)
+        sites[site_id] = replace(
+            fig,
+            capex_usd=site_capex,
+            opex_usd_per_year=fig.energy_usd_per_year
+            + fig.colocation_usd_per_year
+            + site_capex * opex_rate_capex,
+        )
     energy = sum(s.energy_usd_per_year for s in sites.values())
     colocation = sum(s.colocation_usd_per_year for s in sites.values())
     maintenance = capex * opex_rate_capex
@@ -400,4 +473,3 @@ def evaluate(
         "usd_per_chip_hour": tco / (chips * hours) if chips else 0.0,
     }
     return Evaluation(sites=sites, bom=bom, totals=totals, supply_used=dict(supply))
-

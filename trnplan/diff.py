@@ -23,6 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from trnplan.costs import cents
 from trnplan.errors import InputError, UsageError, did_you_mean
 from trnplan.plan import MAX_PLAN_BYTES, PLAN_FORMAT, Plan, canon, parse_plan, read_plan
 
@@ -246,10 +247,6 @@ class PlanDiff:
             if m.metric == name:
                 return m
         raise KeyError(name)
-
-
-def cents(usd: float) -> int:
-    return round(usd * 100)
 
 
 def _num(value: Any) -> float:

@@ -59,7 +59,9 @@ class FabricSize:
         return self.switch_optics + self.endpoint_optics
 
 
-def size_fabric(switch_id: str, switch: Switch, scale_out_gbps_total: float, endpoint_optics: int) -> FabricSize:
+def size_fabric(
+    switch_id: str, switch: Switch, scale_out_gbps_total: float, endpoint_optics: int
+) -> FabricSize:
     """Size the Clos for the site's total scale-out bandwidth and its rack-side optics.
 
     switches = ceil((2t - 1) N / k); optics = N (2t - 1) + rack-side; racks = ceil(switches x U / 42);
@@ -68,7 +70,9 @@ def size_fabric(switch_id: str, switch: Switch, scale_out_gbps_total: float, end
     ports = endpoint_ports(scale_out_gbps_total, switch.port_gbps or 1.0)
     radix = switch.radix
     if ports == 0:
-        return FabricSize(switch_id, 0, radix, 0, 0, 0, endpoint_optics, 0, endpoint_optics * switch.optic_w / 1000)
+        return FabricSize(
+            switch_id, 0, radix, 0, 0, 0, endpoint_optics, 0, endpoint_optics * switch.optic_w / 1000
+        )
     tiers = tiers_needed(ports, radix)
     switches = -(-(2 * tiers - 1) * ports // radix)  # integer ceil((2t - 1) N / k)
     switch_optics = ports * switch_side_optics_per_port(tiers)

@@ -91,7 +91,9 @@ class Plan:
         return dict(sorted(out.items()))
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(self.to_dict(), sort_keys=True, allow_unicode=True, default_flow_style=False, width=1000)
+        return yaml.safe_dump(
+            self.to_dict(), sort_keys=True, allow_unicode=True, default_flow_style=False, width=1000
+        )
 
 
 def economics(scenario: Scenario) -> dict[str, Any]:
@@ -107,11 +109,19 @@ def economics(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-def plan_body(evaluation: Evaluation) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[dict[str, Any]]]:
+def plan_body(
+    evaluation: Evaluation,
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Totals, per-site sections and BOM lines of a plan, from the cost model's evaluation."""
     totals = dict(evaluation.totals)
-    for key in ("capex_usd", "opex_usd_per_year", "energy_usd_per_year", "colocation_usd_per_year",
-                "maintenance_usd_per_year", "tco_usd"):
+    for key in (
+        "capex_usd",
+        "opex_usd_per_year",
+        "energy_usd_per_year",
+        "colocation_usd_per_year",
+        "maintenance_usd_per_year",
+        "tco_usd",
+    ):
         totals[key] = usd(totals[key])
     sites: dict[str, dict[str, Any]] = {}
     for site_id, s in evaluation.sites.items():
@@ -224,7 +234,9 @@ def plan_from_dict(data: Any, source: str = "<plan>") -> Plan:
     fmt = data.get("format")
     if fmt != PLAN_FORMAT:
         if isinstance(fmt, str) and fmt.startswith("trnplan-plan/"):
-            raise InputError(f"{source}: plan format '{fmt}' is not readable by this trnplan (it reads {PLAN_FORMAT})")
+            raise InputError(
+                f"{source}: plan format '{fmt}' is not readable by this trnplan (it reads {PLAN_FORMAT})"
+            )
         raise InputError(f"{source}: not a trnplan plan file (format {fmt!r})")
     try:
         checked = _PlanFile.model_validate(data)

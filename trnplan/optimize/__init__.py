@@ -59,7 +59,9 @@ def value_of(expr: Any) -> float:
     return float(expr.constant) + sum(coef * (var.value() or 0.0) for var, coef in expr.items())
 
 
-def _solve_objective(model: Model, solver: str, time_limit: float | None) -> tuple[SolveResult, Decisions | None, int]:
+def _solve_objective(
+    model: Model, solver: str, time_limit: float | None
+) -> tuple[SolveResult, Decisions | None, int]:
     """Solve the scenario's objective; max_perf_per_tco by Dinkelbach iterations of MILPs."""
     kind = model.scenario.objective
     if kind != "max_perf_per_tco":
@@ -94,8 +96,9 @@ def _solve_objective(model: Model, solver: str, time_limit: float | None) -> tup
     ratio_best, result_best, decisions_best = best
     if not converged:
         # Stopped early (a limit, or too many iterations): the ratio is not proven optimal.
-        result_best = SolveResult(SolveStatus.FEASIBLE, result_best.solver, result_best.version, None,
-                                  result_best.objective)
+        result_best = SolveResult(
+            SolveStatus.FEASIBLE, result_best.solver, result_best.version, None, result_best.objective
+        )
     return result_best, decisions_best, iteration
 
 
@@ -107,7 +110,11 @@ def objective_value(kind: str, totals: dict[str, Any]) -> float:
     return float(totals["fp8_pflops"]) / float(totals["tco_usd"]) * 1e6  # PFLOPs per million USD of TCO
 
 
-OBJECTIVE_UNITS = {"min_tco": "USD", "max_perf": "FP8 PFLOPs", "max_perf_per_tco": "FP8 PFLOPs per million USD TCO"}
+OBJECTIVE_UNITS = {
+    "min_tco": "USD",
+    "max_perf": "FP8 PFLOPs",
+    "max_perf_per_tco": "FP8 PFLOPs per million USD TCO",
+}
 
 
 def describe_choices(decisions: Decisions) -> str:
@@ -116,7 +123,9 @@ def describe_choices(decisions: Decisions) -> str:
     for d in decisions.deployments:
         by_site.setdefault(d.site, []).append(f"{d.form} / {d.cooling} / {d.scale_up_switch}")
     fabric = dict(decisions.scale_out)
-    return "; ".join(f"{site}: {' + '.join(parts)} / {fabric[site]}" for site, parts in sorted(by_site.items()))
+    return "; ".join(
+        f"{site}: {' + '.join(parts)} / {fabric[site]}" for site, parts in sorted(by_site.items())
+    )
 
 
 def chosen_items(decisions: Decisions) -> list[tuple[str, str]]:
@@ -147,7 +156,12 @@ def _exclude(model: Model, kind: str, item: str) -> list[tuple[Any, Any]]:
 
 
 def find_alternatives(
-    catalog: Catalog, scenario_id: str, best: Decisions, best_value: float, k: int, solver: str,
+    catalog: Catalog,
+    scenario_id: str,
+    best: Decisions,
+    best_value: float,
+    k: int,
+    solver: str,
     time_limit: float | None,
 ) -> list[dict[str, Any]]:
     """The best plan without each choice the optimum makes (a form, a cooling, a switch), ranked; top k.
@@ -172,14 +186,16 @@ def find_alternatives(
         ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
         value = objective_value(scenario.objective, ev.totals)
         delta = (value - best_value) / best_value * 100 if best_value else 0.0
-        entry.update({
-            "choice": describe_choices(decisions),
-            "tco_usd": round(ev.totals["tco_usd"], 2),
-            "fp8_pflops": ev.totals["fp8_pflops"],
-            "objective": value,
-            "delta_pct": round(delta, 4),
-            "status": result.status.value,
-        })
+        entry.update(
+            {
+                "choice": describe_choices(decisions),
+                "tco_usd": round(ev.totals["tco_usd"], 2),
+                "fp8_pflops": ev.totals["fp8_pflops"],
+                "objective": value,
+                "delta_pct": round(delta, 4),
+                "status": result.status.value,
+            }
+        )
         worse = delta if scenario.objective == "min_tco" else -delta
         found.append((0, worse, entry))
     found.sort(key=lambda f: (f[0], f[1], f[2]["without"]))
@@ -214,10 +230,13 @@ def optimize(
     if decisions is None:
         if result.status is SolveStatus.NO_SOLUTION:
             raise SolverError(
-                f"the {result.solver} solver stopped at the time limit ({time_limit:g} s) with no feasible plan; "
+                f"the {result.solver} solver stopped at the time limit ({time_limit:g} s) "
+                "with no feasible plan; "
                 "raise --time-limit"
             )
-        raise SolverError(f"the {result.solver} solver failed on scenario '{scenario_id}' ({result.status.value})")
+        raise SolverError(
+            f"the {result.solver} solver failed on scenario '{scenario_id}' ({result.status.value})"
+        )
     ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
     totals, sites, bom = plan_body(ev)
     value = objective_value(scenario.objective, ev.totals)

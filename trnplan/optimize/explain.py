@@ -32,30 +32,44 @@ def _slack_lines(model: Model) -> list[str]:
             continue
         amount = value / slack.per
         if slack.shortfall:
-            lines.append(f"demand for {_fmt(slack.limit, slack.unit)} cannot be met by any allowed option "
-                         f"({_fmt(amount, slack.unit)} short)")
+            lines.append(
+                f"demand for {_fmt(slack.limit, slack.unit)} cannot be met by any allowed option "
+                f"({_fmt(amount, slack.unit)} short)"
+            )
         else:
             now = slack.limit / slack.per
-            lines.append(f"{slack.label}: needs {_fmt(amount, slack.unit)} more "
-                         f"({_fmt(now, slack.unit)} -> {_fmt(now + amount, slack.unit)})")
+            lines.append(
+                f"{slack.label}: needs {_fmt(amount, slack.unit)} more "
+                f"({_fmt(now, slack.unit)} -> {_fmt(now + amount, slack.unit)})"
+            )
     return lines
 
 
 def _unlock_lines(model: Model) -> list[str]:
-    return [f"lift: {reason}" for _name, (var, reason) in sorted(model.unlocks.items()) if (var.value() or 0) > 0.5]
+    return [
+        f"lift: {reason}"
+        for _name, (var, reason) in sorted(model.unlocks.items())
+        if (var.value() or 0) > 0.5
+    ]
 
 
-def explain_infeasible(catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None) -> list[str]:
+def explain_infeasible(
+    catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None
+) -> list[str]:
     """Lines that say which constraints must give, and by how much."""
     out: list[str] = []
     scenario = catalog.scenarios[scenario_id]
     if not scale_out_switches(catalog, scenario):
-        candidates = sorted((s.available_from, k) for k, s in catalog.switches.items() if s.role == "scale_out")
+        candidates = sorted(
+            (s.available_from, k) for k, s in catalog.switches.items() if s.role == "scale_out"
+        )
         if not candidates:
             return ["the specs describe no scale-out switch; add one to `switches` with role scale_out"]
         month, first = candidates[0]
-        return [f"no scale-out switch is available by as_of {scenario.as_of}: "
-                f"the earliest, {first}, is available from {month}"]
+        return [
+            f"no scale-out switch is available by as_of {scenario.as_of}: "
+            f"the earliest, {first}, is available from {month}"
+        ]
     capacity = build_model(catalog, scenario_id, elastic=True)
     for var, _reason in capacity.unlocks.values():
         var.upBound = 0
@@ -72,9 +86,17 @@ def explain_infeasible(catalog: Catalog, scenario_id: str, solver: str, time_lim
     if capacity_ok:
         out.append("with the current choices, capacity must give:")
         out.extend(f"  {line}" for line in capacity_lines)
-    if choice_lines and choice_lines != capacity_lines and any(line.startswith("lift:") for line in choice_lines):
+    if (
+        choice_lines
+        and choice_lines != capacity_lines
+        and any(line.startswith("lift:") for line in choice_lines)
+    ):
         out.append("or" if capacity_ok else "choices must change:")
         out.extend(f"  {line}" for line in choice_lines)
     if not out:
-        out.extend(capacity_lines or choice_lines or ["no relaxation of power, space, supply or budget makes it feasible"])
+        out.extend(
+            capacity_lines
+            or choice_lines
+            or ["no relaxation of power, space, supply or budget makes it feasible"]
+        )
     return out

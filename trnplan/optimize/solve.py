@@ -174,4 +174,10 @@ def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
         status = SolveStatus.ERROR
     objective = pulp.value(prob.objective) if status.has_solution else None
     version = getattr(pulp, "__version__", "?")
-    return SolveResult(status, "CBC", f"bundled with PuLP {version}", 0.0 if status is SolveStatus.OPTIMAL else None, objective)
+    return SolveResult(
+        status,
+        "CBC",
+        f"bundled with PuLP {version}",
+        0.0 if status is SolveStatus.OPTIMAL else None,
+        objective,
+    )
