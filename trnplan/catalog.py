@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    StringConstraints,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
@@ -28,13 +38,20 @@ Month = Annotated[str, StringConstraints(pattern=MONTH_PATTERN)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=500)]
 
 
-def plausible(lo: float, hi: float, unit: str, slips: Mapping[float, str] | None = None) -> Any:
+@dataclass(frozen=True)
+class Plausible:
     """A number in [lo, hi] of `unit`; outside it, an error naming the likely unit slip.
 
-    `slips` maps a factor to a description: if value * factor lands in range, that slip is named.
+    `slips` maps a factor to a description: if value x factor lands in range, that slip is named.
     """
 
-    def check(value: float) -> float:
+    lo: float
+    hi: float
+    unit: str
+    slips: tuple[tuple[float, str], ...] = ()
+
+    def check(self, value: float) -> float:
+        lo, hi, unit = self.lo, self.hi, self.unit
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{value} is not a finite number")
         if abs(value) > 1e15:
@@ -44,26 +61,28 @@ def plausible(lo: float, hi: float, unit: str, slips: Mapping[float, str] | None
         if lo <= value <= hi:
             return value
         hint = ""
-        for factor, what in (slips or {}).items():
+        for factor, what in self.slips:
             if value != 0 and lo <= value * factor <= hi:
                 hint = f"; this looks like {what}"
                 break
         raise ValueError(f"{value:g} {unit} is outside the plausible range {lo:g} to {hi:g} {unit}{hint}")
 
-    schema = {"minimum": lo, "maximum": hi}
-    return [AfterValidator(check), Field(json_schema_extra=schema)]
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        out = handler(schema)
+        out.update({"minimum": self.lo, "maximum": self.hi})
+        return out
 
 
-def _num(lo: float, hi: float, unit: str, slips: Mapping[float, str] | None = None) -> Any:
-    return Annotated[float, *plausible(lo, hi, unit, slips)]
+def _slips(slips: dict[float, str] | None) -> tuple[tuple[float, str], ...]:
+    return tuple((slips or {}).items())
 
 
-def _int(lo: int, hi: int, unit: str, slips: Mapping[float, str] | None = None) -> Any:
-    return Annotated[int, *plausible(lo, hi, unit, slips)]
-
-
-Usd = _num(0, 1e12, "USD")
-Fraction = _num(0, 1, "(fraction)", {0.01: "a percentage; write 0.10 for 10%"})
+Usd = Annotated[float, Plausible(0, 1e12, "USD")]
 
 
 class Spec(BaseModel):
@@ -89,19 +108,19 @@ class Provenance(Spec):
 
 class Hbm(Spec):
     generation: Text
-    stacks: _int(1, 32, "stacks")
-    stack_gb: _num(1, 512, "GB", {1 / 1024: "MB typed into a GB field"})
-    pin_gbps: _num(0.5, 50, "Gb/s", {1e-3: "Mb/s typed into a Gb/s field"})
-    bus_bits: _int(64, 4096, "bits")
+    stacks: Annotated[int, Plausible(1, 32, "stacks")]
+    stack_gb: Annotated[float, Plausible(1, 512, "GB", _slips({1 / 1024: "MB typed into a GB field"}))]
+    pin_gbps: Annotated[float, Plausible(0.5, 50, "Gb/s", _slips({1e-3: "Mb/s typed into a Gb/s field"}))]
+    bus_bits: Annotated[int, Plausible(64, 4096, "bits")]
 
 
 class ChipScaleUp(Spec):
     """Scale-up link of a chip: `pcie_gen` implies the lane rate, else give `lane_gbps`."""
 
     protocol: Text | None = None
-    pcie_gen: _int(3, 7, "(PCIe generation)") | None = None
-    lanes: _int(1, 4096, "lanes")
-    lane_gbps: _num(1, 2000, "Gb/s per lane") | None = None
+    pcie_gen: Annotated[int, Plausible(3, 7, "(PCIe generation)")] | None = None
+    lanes: Annotated[int, Plausible(1, 4096, "lanes")]
+    lane_gbps: Annotated[float, Plausible(1, 2000, "Gb/s per lane")] | None = None
 
     @model_validator(mode="after")
     def _one_rate(self) -> ChipScaleUp:
@@ -117,12 +136,16 @@ class ChipScaleUp(Spec):
 class Chip(Provenance):
     name: Text
     vendor: Text
-    tdp_w: _num(50, 5000, "W", {1000: "kW typed into a W field"})
-    dense_tflops: dict[Id, _num(1, 1e6, "TFLOPS", {1000: "PFLOPS typed into a TFLOPS field"})]
+    tdp_w: Annotated[float, Plausible(50, 5000, "W", _slips({1000: "kW typed into a W field"}))]
+    dense_tflops: dict[
+        Id, Annotated[float, Plausible(1, 1e6, "TFLOPS", _slips({1000: "PFLOPS typed into a TFLOPS field"}))]
+    ]
     hbm: Hbm
     scale_up: ChipScaleUp
-    scale_out_gbps: _num(1, 20000, "Gb/s", {1000: "Tb/s typed into a Gb/s field"})
-    unit_usd: _num(0, 1e7, "USD")
+    scale_out_gbps: Annotated[
+        float, Plausible(1, 20000, "Gb/s", _slips({1000: "Tb/s typed into a Gb/s field"}))
+    ]
+    unit_usd: Annotated[float, Plausible(0, 1e7, "USD")]
     available_from: Month | None = None
 
     @model_validator(mode="after")
@@ -159,29 +182,29 @@ class Names(Spec):
 
 class BomItem(Spec):
     item: Text
-    qty: _num(0, 10000, "per rack")
+    qty: Annotated[float, Plausible(0, 10000, "per rack")]
     unit_usd: Usd
     category: Id = "rack"
 
 
 class ScaleUpOption(Spec):
     switch: Id
-    per_rack: _int(0, 256, "switches per rack")
+    per_rack: Annotated[int, Plausible(0, 256, "switches per rack")]
 
 
 class Form(Provenance):
     chip: Id
     names: Names = Names()
     topology: Literal["switched", "torus"]
-    chips_per_rack: _int(1, 4096, "chips")
-    racks_per_unit: _int(1, 64, "racks")
-    domain_chips: _int(1, 100000, "chips")
+    chips_per_rack: Annotated[int, Plausible(1, 4096, "chips")]
+    racks_per_unit: Annotated[int, Plausible(1, 64, "racks")]
+    domain_chips: Annotated[int, Plausible(1, 100000, "chips")]
     cooling: list[Id] = Field(min_length=1)
-    rack_overhead_kw: _num(0, 500, "kW", {1e-3: "W typed into a kW field"})
+    rack_overhead_kw: Annotated[float, Plausible(0, 500, "kW", _slips({1e-3: "W typed into a kW field"}))]
     rack_bom: list[BomItem] = []
     scale_up: list[ScaleUpOption] = []
-    endpoint_optics_per_chip: _num(0, 16, "optics per chip") = 1.0
-    rack_units: _int(1, 60, "U") | None = None
+    endpoint_optics_per_chip: Annotated[float, Plausible(0, 16, "optics per chip")] = 1.0
+    rack_units: Annotated[int, Plausible(1, 60, "U")] | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> Form:
@@ -224,15 +247,17 @@ class Switch(Provenance):
     vendor: Text | None = None
     role: Literal["scale_up", "scale_out"]
     protocol: Text
-    lanes: _int(1, 8192, "lanes") | None = None
-    ports: _int(1, 4096, "ports") | None = None
-    bandwidth_gbps: _num(100, 1e6, "Gb/s", {1000: "Tb/s typed into a Gb/s field"}) | None = None
-    port_gbps: _num(1, 3200, "Gb/s") | None = None
-    rack_units: _int(1, 42, "U") | None = None
-    power_w: _num(0, 20000, "W", {1000: "kW typed into a W field"})
-    unit_usd: _num(0, 5e6, "USD")
-    optic_usd: _num(0, 50000, "USD") = 0.0
-    optic_w: _num(0, 100, "W") = 0.0
+    lanes: Annotated[int, Plausible(1, 8192, "lanes")] | None = None
+    ports: Annotated[int, Plausible(1, 4096, "ports")] | None = None
+    bandwidth_gbps: (
+        Annotated[float, Plausible(100, 1e6, "Gb/s", _slips({1000: "Tb/s typed into a Gb/s field"}))] | None
+    ) = None
+    port_gbps: Annotated[float, Plausible(1, 3200, "Gb/s")] | None = None
+    rack_units: Annotated[int, Plausible(1, 42, "U")] | None = None
+    power_w: Annotated[float, Plausible(0, 20000, "W", _slips({1000: "kW typed into a W field"}))]
+    unit_usd: Annotated[float, Plausible(0, 5e6, "USD")]
+    optic_usd: Annotated[float, Plausible(0, 50000, "USD")] = 0.0
+    optic_w: Annotated[float, Plausible(0, 100, "W")] = 0.0
     available_from: Month
 
     @model_validator(mode="after")
@@ -259,22 +284,30 @@ class Switch(Provenance):
 
 class Cooling(Provenance):
     name: Text | None = None
-    max_rack_kw: _num(1, 1000, "kW", {1e-3: "W typed into a kW field"})
-    pue: _num(1.0, 3.0, "(PUE)")
-    capex_usd_per_kw: _num(0, 100000, "USD/kW", {1e-3: "USD/MW typed into a USD/kW field"})
+    max_rack_kw: Annotated[float, Plausible(1, 1000, "kW", _slips({1e-3: "W typed into a kW field"}))]
+    pue: Annotated[float, Plausible(1.0, 3.0, "(PUE)")]
+    capex_usd_per_kw: Annotated[
+        float, Plausible(0, 100000, "USD/kW", _slips({1e-3: "USD/MW typed into a USD/kW field"}))
+    ]
 
 
 class Site(Provenance):
     name: Text | None = None
     location: Text | None = None
-    it_power_mw: _num(0.01, 10000, "MW", {1e-3: "kW typed into a MW field"})
-    grid_power_mw: _num(0.01, 20000, "MW", {1e-3: "kW typed into a MW field"}) | None = None
-    rack_positions: _int(1, 1000000, "rack positions")
+    it_power_mw: Annotated[float, Plausible(0.01, 10000, "MW", _slips({1e-3: "kW typed into a MW field"}))]
+    grid_power_mw: (
+        Annotated[float, Plausible(0.01, 20000, "MW", _slips({1e-3: "kW typed into a MW field"}))] | None
+    ) = None
+    rack_positions: Annotated[int, Plausible(1, 1000000, "rack positions")]
     cooling: list[Id] = Field(min_length=1)
     cooling_fixed_usd: dict[Id, Usd] = {}
-    max_rack_kw: _num(1, 1000, "kW", {1e-3: "W typed into a kW field"}) | None = None
-    electricity_usd_per_kwh: _num(0.001, 2, "USD/kWh", {0.01: "cents typed into a USD field"})
-    colocation_usd_per_kw_month: _num(0, 5000, "USD/kW-month")
+    max_rack_kw: (
+        Annotated[float, Plausible(1, 1000, "kW", _slips({1e-3: "W typed into a kW field"}))] | None
+    ) = None
+    electricity_usd_per_kwh: Annotated[
+        float, Plausible(0.001, 2, "USD/kWh", _slips({0.01: "cents typed into a USD field"}))
+    ]
+    colocation_usd_per_kw_month: Annotated[float, Plausible(0, 5000, "USD/kW-month")]
 
     @property
     def it_power_kw(self) -> float:
@@ -282,9 +315,14 @@ class Site(Provenance):
 
 
 class Demand(Spec):
-    chips: _int(1, 100_000_000, "chips") | None = None
-    fp8_pflops: _num(0.001, 1e9, "PFLOPS", {1e-3: "TFLOPS typed into a PFLOPS field"}) | None = None
-    hbm_tb: _num(0.001, 1e9, "TB", {1e-3: "GB typed into a TB field"}) | None = None
+    chips: Annotated[int, Plausible(1, 100_000_000, "chips")] | None = None
+    fp8_pflops: (
+        Annotated[float, Plausible(0.001, 1e9, "PFLOPS", _slips({1e-3: "TFLOPS typed into a PFLOPS field"}))]
+        | None
+    ) = None
+    hbm_tb: (
+        Annotated[float, Plausible(0.001, 1e9, "TB", _slips({1e-3: "GB typed into a TB field"}))] | None
+    ) = None
 
     @property
     def empty(self) -> bool:
@@ -292,8 +330,8 @@ class Demand(Spec):
 
 
 class Budget(Spec):
-    capex_usd: _num(1, 1e13, "USD") | None = None
-    tco_usd: _num(1, 1e13, "USD") | None = None
+    capex_usd: Annotated[float, Plausible(1, 1e13, "USD")] | None = None
+    tco_usd: Annotated[float, Plausible(1, 1e13, "USD")] | None = None
 
 
 class Fabric(Spec):
@@ -306,15 +344,21 @@ class Scenario(Provenance):
     chips: list[Id] | None = None
     forms: list[Id] | None = None
     demand: Demand = Demand()
-    min_domain_chips: _int(1, 1_000_000, "chips") = 1
+    min_domain_chips: Annotated[int, Plausible(1, 1_000_000, "chips")] = 1
     as_of: Month | None = None
-    supply: dict[Id, _int(0, 100_000_000, "units")] = {}
+    supply: dict[Id, Annotated[int, Plausible(0, 100_000_000, "units")]] = {}
     objective: Literal["min_tco", "max_perf_per_tco", "max_perf"] = "min_tco"
     budget: Budget = Budget()
-    horizon_years: _int(1, 30, "years")
-    cost_of_capital: _num(0, 1, "(fraction)", {0.01: "a percentage; write 0.10 for 10%"})
-    utilization: _num(0.01, 1, "(fraction)", {0.01: "a percentage; write 0.8 for 80%"})
-    maintenance_rate: _num(0, 1, "(fraction)", {0.01: "a percentage; write 0.03 for 3%"})
+    horizon_years: Annotated[int, Plausible(1, 30, "years")]
+    cost_of_capital: Annotated[
+        float, Plausible(0, 1, "(fraction)", ((0.01, "a percentage; write 0.10 for 10%"),))
+    ]
+    utilization: Annotated[
+        float, Plausible(0.01, 1, "(fraction)", ((0.01, "a percentage; write 0.8 for 80%"),))
+    ]
+    maintenance_rate: Annotated[
+        float, Plausible(0, 1, "(fraction)", ((0.01, "a percentage; write 0.03 for 3%"),))
+    ]
     fabric: Fabric = Fabric()
 
     @model_validator(mode="after")

@@ -94,7 +94,9 @@ def option_lines(
     form = catalog.forms[form_id]
     chip = catalog.chips[form.chip]
     racks = form.racks_per_unit
-    lines = [("chips", f"{chip.name} ({form.chip})", form.unit_chips, chip.unit_usd)]
+    lines: list[tuple[str, str, float, float]] = [
+        ("chips", f"{chip.name} ({form.chip})", form.unit_chips, chip.unit_usd)
+    ]
     for item in form.rack_bom:
         lines.append((item.category, f"{item.item} ({form_id})", item.qty * racks, item.unit_usd))
     if switch_id != NO_SWITCH:

@@ -65,10 +65,10 @@ def explain_infeasible(
         )
         if not candidates:
             return ["the specs describe no scale-out switch; add one to `switches` with role scale_out"]
-        month, first = candidates[0]
+        month, earliest = candidates[0]
         return [
             f"no scale-out switch is available by as_of {scenario.as_of}: "
-            f"the earliest, {first}, is available from {month}"
+            f"the earliest, {earliest}, is available from {month}"
         ]
     capacity = build_model(catalog, scenario_id, elastic=True)
     for var, _reason in capacity.unlocks.values():
