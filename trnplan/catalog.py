@@ -24,9 +24,10 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from trnplan.errors import KINDS
+
 ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
-KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios")
 
 # Gb/s per lane per direction, by PCIe generation.
 PCIE_LANE_GBPS = {3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0, 7: 128.0}

@@ -8,7 +8,6 @@ unexpected internal error (reported in one line; set TRNPLAN_DEBUG=1 for the tra
 3 invalid specs or input; 4 infeasible; 5 solver failure or time limit with no plan; 130 interrupted.
 """
 
-import difflib
 import functools
 import json
 import os
@@ -16,13 +15,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from typer.exceptions import TyperException
 
-from trnplan.catalog import KINDS, Catalog
 from trnplan.errors import (
+    KINDS,
     EXIT_DIFFERENT,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -34,6 +32,9 @@ from trnplan.errors import (
     did_you_mean,
 )
 
+if TYPE_CHECKING:  # the catalog pulls in pydantic: imported where a command needs it, not for --help
+    from trnplan.catalog import Catalog
+
 app = typer.Typer(
     name="trnplan",
     no_args_is_help=True,
@@ -44,6 +45,11 @@ app = typer.Typer(
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# typer >= 0.20 vendors click and adds TyperException; older typer has neither.
+_TYPER_EXITS: tuple[type[BaseException], ...] = tuple(
+    e for e in (typer.Exit, typer.Abort, getattr(typer, "TyperException", None)) if e is not None
+)
 
 
 # --- shared options, defined once ------------------------------------------------------------------
@@ -124,7 +130,7 @@ def _exit_codes() -> Iterator[None]:
     """Map library errors to exit codes and messages on stderr; never show a traceback to users."""
     try:
         yield
-    except (typer.Exit, typer.Abort, TyperException):
+    except _TYPER_EXITS:
         raise
     except SpecError as exc:
         from trnplan.render import console, render_problems
@@ -165,7 +171,7 @@ def guarded(fn: F) -> F:
 # --- helpers --------------------------------------------------------------------------------------
 
 
-def _load(specs: list[Path] | None, overrides: list[str] | None) -> Catalog:
+def _load(specs: list[Path] | None, overrides: list[str] | None) -> "Catalog":
     from trnplan.load import load_specs
 
     return load_specs(list(specs) if specs else None, list(overrides or ()))
@@ -404,6 +410,8 @@ MAX_DRIFT_LINES = 60
 
 def _check_file(fresh: str, path: Path, scenario_id: str) -> int:
     """Compare a freshly solved plan with the file on disk; print what drifted; 0 same, 1 drift."""
+    import difflib  # only on drift
+
     try:
         on_disk = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+# The six spec collections; here (not in catalog) so the CLI can name them without importing pydantic.
+KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios")
 
 EXIT_OK = 0
 EXIT_DIFFERENT = 1
@@ -84,5 +86,7 @@ class SolverError(TrnplanError):
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A `; did you mean 'x'?` suffix, or '' when nothing is close."""
+    import difflib  # only when a suggestion is needed: keeps start-up light
+
     close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
