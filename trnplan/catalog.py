@@ -24,7 +24,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from trnplan.errors import KINDS
+from trnplan.errors import KINDS as KINDS  # re-exported: the six spec collections
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"

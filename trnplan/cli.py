@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from trnplan.errors import (
-    KINDS,
     EXIT_DIFFERENT,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    KINDS,
     InfeasibleError,
     SolverError,
     SpecError,

@@ -2,21 +2,27 @@
 
 PuLP 3.x reports a time-limited HiGHS run with an incumbent as "Optimal"; HiGHS's own model status
 and MIP gap are read instead, so "optimal" here always means proven optimal.
+
+Ctrl-C stops a HiGHS solve at once (see `_run_highs`) and surfaces as KeyboardInterrupt, which the CLI
+turns into exit 130; nothing is written, because plans are written only after every solve has returned.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import sys
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import pulp
 
 from trnplan.errors import SolverError
 
 SOLVERS = ("highs", "cbc")
+MIN_HIGHSPY = "1.15"
 
 
 class SolveStatus(enum.Enum):
@@ -74,16 +80,43 @@ def highs_version() -> str:
         return "unknown"
 
 
+@functools.cache
+def _highspy_version() -> tuple[int, ...] | None:
+    """The installed highspy's (major, minor), or None when its metadata cannot be read."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        text = version("highspy")
+    except PackageNotFoundError:
+        return None
+    parts = []
+    for part in text.split(".")[:2]:
+        digits = "".join(c for c in part if c.isdigit())
+        if not digits:
+            return None
+        parts.append(int(digits))
+    return tuple(parts)
+
+
 def check_solver_available(name: str) -> None:
     """Raise a SolverError that names the fix when a solver cannot run here."""
     if name == "highs":
         try:
             import highspy  # noqa: F401
-        except ImportError:
+        except ImportError as exc:
+            # A missing package, or one whose compiled part cannot load (wrong platform, broken install).
+            missing = isinstance(exc, ModuleNotFoundError) and exc.name == "highspy"
+            what = "is not installed" if missing else f"cannot be imported ({exc})"
             raise SolverError(
-                "the HiGHS solver (Python package 'highspy') is not installed; "
-                "install it with `pip install 'highspy>=1.15'`, or solve with `--solver cbc`"
+                f"the HiGHS solver (Python package 'highspy') {what}; install it with "
+                f"`pip install 'highspy>={MIN_HIGHSPY}'`, or solve with `--solver cbc`"
             ) from None
+        version = _highspy_version()
+        if version is not None and version < tuple(int(p) for p in MIN_HIGHSPY.split(".")):
+            raise SolverError(
+                f"highspy {'.'.join(map(str, version))} is too old (1.14 has a MIP presolve bug); "
+                f"upgrade it with `pip install -U 'highspy>={MIN_HIGHSPY}'`, or solve with `--solver cbc`"
+            )
     elif name == "cbc":
         if _cbc_command() is None:
             raise SolverError(
@@ -110,9 +143,34 @@ def _cbc_command() -> pulp.LpSolver | None:
 def solve(prob: pulp.LpProblem, solver: str = "highs", time_limit: float | None = None) -> SolveResult:
     """Solve to a proven optimum (relative gap 0) unless `time_limit` stops the search first."""
     check_solver_available(solver)
-    if solver == "highs":
-        return _solve_highs(prob, time_limit)
-    return _solve_cbc(prob, time_limit)
+    result = _solve_highs(prob, time_limit) if solver == "highs" else _solve_cbc(prob, time_limit)
+    if result.status is SolveStatus.NO_SOLUTION and time_limit is None:
+        # "Stopped at a limit with no solution" when no limit was set is a solver failure, not a time-out.
+        result = SolveResult(SolveStatus.ERROR, result.solver, result.version, None, None)
+    return result
+
+
+def _run_highs(h: Any) -> None:
+    """Run HiGHS so that Ctrl-C stops it at once; replaces PuLP's `h.run()`.
+
+    `run()` keeps the main thread in C until the solve ends, and Python acts on SIGINT only then (Ctrl-C
+    on a 40-site portfolio took 40 s to take effect). Here highspy runs the solve in its worker thread
+    while the main thread waits in short steps, where SIGINT lands at once; HiGHS is then asked to stop
+    through its interrupt callbacks (checked every few milliseconds), waited for, and the
+    KeyboardInterrupt re-raised. The solve itself is unchanged: same options, same thread, same result.
+    """
+    if not all(hasattr(h, name) for name in ("startSolve", "wait", "cancelSolve", "HandleUserInterrupt")):
+        h.run()  # an older highspy: Ctrl-C waits for the solve
+        return
+    h.HandleUserInterrupt = True
+    h.startSolve()
+    try:
+        while not h.wait(0.1)[0]:
+            pass
+    except KeyboardInterrupt:
+        h.cancelSolve()
+        h.wait()
+        raise
 
 
 def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
@@ -123,9 +181,11 @@ def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
     options = {"msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": 0}
     if time_limit is not None:
         options["timeLimit"] = float(time_limit)
+    highs = pulp.HiGHS(**options)
+    highs.callSolver = lambda lp: _run_highs(lp.solverModel)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        prob.solve(pulp.HiGHS(**options))
+        prob.solve(highs)
     h = prob.solverModel
     model_status = h.getModelStatus()
     info = h.getInfo()
