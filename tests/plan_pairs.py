@@ -102,6 +102,7 @@ def synthetic_plan(
     tco_cents = round(capex_cents * capex_factor) + horizon_years * (energy_cents + colocation_cents)
     totals = {
         "chips": chips,
+        "units": sum(deployments.values()),
         "racks": sum(deployments.values()),
         "fp8_pflops": chips * 1.5,
         "it_power_kw": sum(u * 10.5 for u in deployments.values()),
@@ -114,6 +115,7 @@ def synthetic_plan(
         "usd_per_pflop_hour": round(tco_cents / 100 / (chips * 1.5 * 8760 * horizon_years), 6)
         if chips
         else 0,
+        "usd_per_chip_hour": round(tco_cents / 100 / (chips * 8760 * horizon_years), 6) if chips else 0,
     }
     data = {
         "format": "trnplan-plan/1",

@@ -486,3 +486,19 @@ def test_digest_of_an_unknown_scenario_is_a_spec_error(tmp_path: Path) -> None:
     catalog = load_specs([tiny_copy(tmp_path)])
     with pytest.raises(SpecError, match="unknown scenario 'trn3-10'; did you mean 'trn3-10k'"):
         inputs_digest(catalog, "trn3-10")
+
+
+def test_a_partial_entity_in_an_override_directory_says_why(tmp_path) -> None:
+    """An entity in a later --specs directory replaces the earlier one whole: a lone field is not a patch."""
+    import pytest
+
+    from trnplan.errors import SpecError
+    from trnplan.load import load_specs
+
+    base = Path(__file__).resolve().parent.parent / "specs"
+    over = tmp_path / "over"
+    over.mkdir()
+    (over / "c.yaml").write_text("chips:\n  trn3:\n    unit_usd: 9000\n")
+    with pytest.raises(SpecError) as info:
+        load_specs([base, over])
+    assert any("replaces the entity of an earlier --specs directory" in p.message for p in info.value.problems)

@@ -51,11 +51,24 @@ def test_check_catches_a_tampered_plan(plan) -> None:
     assert any("totals.capex_usd" in p for p in problems)
 
 
-def test_check_catches_an_edited_bom_price(plan) -> None:
+def test_reading_refuses_a_plan_that_does_not_add_up(plan) -> None:
+    import yaml
+
     data = plan.to_dict()
-    data["bom"][0]["extended_usd"] += 1
-    problems = check_plan(parse_plan(__import__("yaml").safe_dump(data)), catalog_from_dict(base_specs()))
-    assert any("bom lines sum" in p for p in problems)
+    data["bom"][0]["extended_usd"] += 1  # a BOM edited by hand
+    with pytest.raises(InputError, match="BOM lines sum to"):
+        parse_plan(yaml.safe_dump(data))
+    data = plan.to_dict()
+    data["totals"]["tco_usd"] = 1.0  # a TCO edited by hand
+    with pytest.raises(InputError, match="tco_usd is"):
+        parse_plan(yaml.safe_dump(data))
+
+
+def test_a_plan_cut_after_its_tco_is_refused(plan) -> None:
+    text = plan.to_yaml()
+    cut = text[: text.index("  tco_usd:") + len("  tco_usd: 8")]
+    with pytest.raises(InputError, match="truncated|does not add up"):
+        parse_plan(cut, "cut.yaml")
 
 
 def test_atomic_write_leaves_no_temp_and_replaces(plan, tmp_path) -> None:
@@ -80,7 +93,7 @@ def test_unwritable_folder_is_an_input_error(plan, tmp_path) -> None:
         ("just a string\n", "not a trnplan plan file"),
         ("format: trnplan-plan/9\n", "not readable by this trnplan"),
         ("format: terraform\n", "not a trnplan plan file"),
-        ("format: trnplan-plan/1\nscenario: x\n", "malformed plan file"),
+        ("format: trnplan-plan/1\nscenario: x\n", "malformed or truncated plan file"),
         ("format: trnplan-plan/1\n  bad: [indent\n", "not a readable plan file"),
     ],
 )

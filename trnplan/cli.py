@@ -22,9 +22,11 @@ import typer
 from trnplan.errors import (
     EXIT_DIFFERENT,
     EXIT_INTERRUPTED,
+    EXIT_INVALID,
     EXIT_OK,
     KINDS,
     InfeasibleError,
+    InputError,
     SolverError,
     SpecError,
     TrnplanError,
@@ -69,7 +71,7 @@ SetOpt = Annotated[
     typer.Option(
         "--set",
         metavar="PATH=VALUE",
-        help="What-if override of one spec value (repeatable), e.g. --set sites.iad-a.it_power_mw=40.",
+        help="What-if override of one spec value (repeatable), e.g. --set sites.ind-new.it_power_mw=80.",
         show_default=False,
     ),
 ]
@@ -201,9 +203,14 @@ def _print(renderable: Any) -> None:
 # --- commands -------------------------------------------------------------------------------------
 
 
-_NOUNS = {"chips": ("chip", "chips"), "forms": ("form", "forms"), "switches": ("switch", "switches"),
-          "cooling": ("cooling type", "cooling types"), "sites": ("site", "sites"),
-          "scenarios": ("scenario", "scenarios")}
+_NOUNS = {
+    "chips": ("chip", "chips"),
+    "forms": ("form", "forms"),
+    "switches": ("switch", "switches"),
+    "cooling": ("cooling type", "cooling types"),
+    "sites": ("site", "sites"),
+    "scenarios": ("scenario", "scenarios"),
+}
 
 
 @app.command()
@@ -259,8 +266,11 @@ def show(
         return
     derive = DERIVED.get(kind_id)
     items = [
-        {"id": entity_id, **entity.model_dump(mode="json"),
-         "derived": derive(entity, catalog) if derive else {}}
+        {
+            "id": entity_id,
+            **entity.model_dump(mode="json"),
+            "derived": derive(entity, catalog) if derive else {},
+        }
         for entity_id, entity in sorted(catalog.of(kind_id).items())
     ]
     data = canon(items)
@@ -278,29 +288,49 @@ def optimize(
     ] = False,
     check: Annotated[
         bool,
-        typer.Option("--check", help="Re-solve and compare with the plan file on disk instead of writing it; "
-                     "exit 1 on any difference (CI drift check)."),
+        typer.Option(
+            "--check",
+            help="Re-solve and compare with the plan file on disk instead of writing it; "
+            "exit 1 on any difference (CI drift check).",
+        ),
     ] = False,
     plans: Annotated[
         Path, typer.Option("--plans", metavar="DIR", file_okay=False, help="Folder of plan files.")
     ] = Path("plans"),
     out: Annotated[
         Path | None,
-        typer.Option("--out", metavar="FILE", dir_okay=False, help="Plan file to write (one scenario only).",
-                     show_default=False),
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            dir_okay=False,
+            help="Plan file to write (one scenario only).",
+            show_default=False,
+        ),
     ] = None,
     fmt: PlanFormatOpt = PlanFormat.table,
     alternatives: Annotated[
-        int, typer.Option("--alternatives", metavar="K", min=0, max=50,
-                          help="How many next-best plans with different choices to find.")
+        int,
+        typer.Option(
+            "--alternatives",
+            metavar="K",
+            min=0,
+            max=50,
+            help="How many alternatives to list: the best plan without each form, cooling or switch the "
+            "plan chooses, ranked.",
+        ),
     ] = 3,
     solver: Annotated[
         SolverName, typer.Option("--solver", case_sensitive=False, help="MILP solver.")
     ] = SolverName.highs,
     time_limit: Annotated[
         float | None,
-        typer.Option("--time-limit", metavar="SECONDS", min=0.01, show_default=False,
-                     help="Stop each solve after this long; a plan found by then is kept, marked unproven."),
+        typer.Option(
+            "--time-limit",
+            metavar="SECONDS",
+            min=0.01,
+            show_default=False,
+            help="Stop each solve after this long; a plan found by then is kept, marked unproven.",
+        ),
     ] = None,
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
@@ -379,8 +409,10 @@ def optimize(
     if check and all_scenarios and plans.is_dir():
         for stale in sorted(plans.glob("*.yaml")):
             if stale.stem not in catalog.scenarios:
-                typer.echo(f"{stale}: no scenario '{stale.stem}' in the specs; "
-                           "delete the file or restore the scenario")
+                typer.echo(
+                    f"{stale}: no scenario '{stale.stem}' in the specs; "
+                    "delete the file or restore the scenario"
+                )
                 codes.append(EXIT_DIFFERENT)
     if fmt is not PlanFormat.table and solved:
         if all_scenarios:
@@ -408,6 +440,18 @@ def _infeasible_text(exc: InfeasibleError) -> str:
 MAX_DRIFT_LINES = 60
 
 
+def _solver_versions(on_disk: str, fresh: str) -> tuple[str, str] | None:
+    """(old, new) solver versions when two plan texts differ in nothing else, else None."""
+    import yaml
+
+    try:
+        old, new = yaml.safe_load(on_disk), yaml.safe_load(fresh)
+        old_version, new_version = old["solver"].pop("version"), new["solver"].pop("version")
+    except (yaml.YAMLError, KeyError, TypeError, AttributeError):
+        return None
+    return (str(old_version), str(new_version)) if old == new else None
+
+
 def _check_file(fresh: str, path: Path, scenario_id: str) -> int:
     """Compare a freshly solved plan with the file on disk; print what drifted; 0 same, 1 drift."""
     import difflib  # only on drift
@@ -417,15 +461,36 @@ def _check_file(fresh: str, path: Path, scenario_id: str) -> int:
     except FileNotFoundError:
         typer.echo(f"{path}: missing (drift); run `trnplan optimize {scenario_id}` and commit the plan")
         return EXIT_DIFFERENT
-    except (OSError, UnicodeDecodeError) as exc:
-        typer.echo(f"{path}: unreadable ({exc}); counts as drift")
-        return EXIT_DIFFERENT
+    except (OSError, UnicodeDecodeError):
+        on_disk = None
     if on_disk == fresh:
         typer.echo(f"{path}: up to date")
         return EXIT_OK
+    # What is on disk must be a plan to be compared: a corrupt, truncated, foreign or future-format file
+    # is bad input (exit 3), not drift, and gets the same message `bom` and `diff` give.
+    from trnplan.plan import read_plan
+
+    try:
+        read_plan(path)
+    except InputError as exc:
+        _echo_err(f"error: {exc}")
+        _echo_err(f"{path}: not checked; fix or delete it, then run `trnplan optimize {scenario_id}`")
+        return EXIT_INVALID
+    assert on_disk is not None  # read_plan read it
+    versions = _solver_versions(on_disk, fresh)
+    if versions is not None:
+        # The same plan from another build of the solver is not drift; say so and move on.
+        typer.echo(f"{path}: up to date (solved here by {versions[1]}; the file records {versions[0]})")
+        return EXIT_OK
     lines = list(
-        difflib.unified_diff(on_disk.splitlines(), fresh.splitlines(), f"{path} (on disk)",
-                             f"{path} (fresh solve)", n=1, lineterm="")
+        difflib.unified_diff(
+            on_disk.splitlines(),
+            fresh.splitlines(),
+            f"{path} (on disk)",
+            f"{path} (fresh solve)",
+            n=1,
+            lineterm="",
+        )
     )
     typer.echo(f"{path}: out of date (drift); run `trnplan optimize {scenario_id}` and commit the plan")
     for line in lines[:MAX_DRIFT_LINES]:
@@ -438,8 +503,9 @@ def _check_file(fresh: str, path: Path, scenario_id: str) -> int:
 @app.command()
 @guarded
 def bom(
-    plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="A plan file (plans/SCENARIO.yaml).",
-                                              show_default=False)],
+    plan_file: Annotated[
+        Path, typer.Argument(metavar="PLAN", help="A plan file (plans/SCENARIO.yaml).", show_default=False)
+    ],
     fmt: BomFormatOpt = BomFormat.table,
 ) -> None:
     """Bill of materials of a plan: line items by site and category; the total equals the plan's capex.
@@ -454,8 +520,10 @@ def bom(
 
     the_bom = build_bom(read_plan(plan_file))
     if round(float(the_bom.total_usd) * 100) != round(float(the_bom.capex_usd) * 100):
-        _echo_err(f"warning: BOM lines sum to ${the_bom.total_usd:,.2f} but the plan states capex "
-                  f"${the_bom.capex_usd:,.2f}; was the plan file edited by hand?")
+        _echo_err(
+            f"warning: BOM lines sum to ${the_bom.total_usd:,.2f} but the plan states capex "
+            f"${the_bom.capex_usd:,.2f}; was the plan file edited by hand?"
+        )
     if fmt is BomFormat.table:
         from trnplan.render import render_bom
 
@@ -472,17 +540,22 @@ def bom(
 @guarded
 def diff(
     base: Annotated[
-        str, typer.Argument(help="Base plan: a path, or REV:path read through git (main:plans/x.yaml).",
-                            show_default=False)
+        str,
+        typer.Argument(
+            help="Base plan: a path, or REV:path read through git (main:plans/x.yaml).", show_default=False
+        ),
     ],
     head: Annotated[str, typer.Argument(help="Head plan: a path, or REV:path.", show_default=False)],
     fmt: DiffFormatOpt = DiffFormat.table,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when the plans differ.")] = False,
     fail_if: Annotated[
         list[str] | None,
-        typer.Option("--fail-if", metavar="EXPR", show_default=False,
-                     help="Guardrail (repeatable): exit 1 when it is breached, "
-                     "e.g. 'capex>+5%' or 'it_power>+2MW'."),
+        typer.Option(
+            "--fail-if",
+            metavar="EXPR",
+            show_default=False,
+            help="Guardrail (repeatable): exit 1 when it is breached, e.g. 'capex>+5%' or 'it_power>+2MW'.",
+        ),
     ] = None,
 ) -> None:
     """What changed between two plans: totals, per-site choices, deployments, BOM lines and why.
@@ -525,8 +598,13 @@ def diff(
 def schema(
     out: Annotated[
         Path | None,
-        typer.Option("--out", metavar="FILE", dir_okay=False, show_default=False,
-                     help="Write the schema to FILE instead of stdout."),
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            dir_okay=False,
+            show_default=False,
+            help="Write the schema to FILE instead of stdout.",
+        ),
     ] = None,
 ) -> None:
     """JSON Schema of the spec files, for editors (yaml-language-server) and CI.

@@ -17,15 +17,43 @@ EXIT_SOLVER = 5
 EXIT_INTERRUPTED = 130
 
 
+def visible(text: str) -> str:
+    """`text` with the characters a terminal hides, reorders or breaks lines at written as escapes.
+
+    Controls, format characters (zero-width spaces, bidi overrides, BOMs), line and paragraph separators,
+    spaces other than U+0020 and unassigned or private code points become escapes (`\\u200b`), so that
+    `unknown field 'tdp_w\\u200b'; did you mean 'tdp_w'?` shows what is really in the file and a problem
+    stays on one line.
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch.isprintable():
+            out.append(ch)
+        elif code < 0x100:
+            out.append(repr(ch)[1:-1] if ch in "\t\n\r" else f"\\x{code:02x}")
+        else:
+            out.append(f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One located problem in the input: `file:line:col: key.path: message`."""
+    """One located problem in the input: `file:line:col: key.path: message`, on one line of visible text."""
 
     file: str
     line: int
     col: int
     path: str
     message: str
+
+    def __post_init__(self) -> None:
+        for name in ("file", "path", "message"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, visible(value))
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file

@@ -644,10 +644,12 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
     if not roots:
         raise SpecError([Problem("--specs", 0, 0, "", "no spec directory given")])
     merged: dict[tuple[str, str], _Entity] = {}
+    replaced: set[tuple[str, str]] = set()
     complete = True
     for root in roots:
         entities, read_all = _read_dir(root, problems)
         complete = complete and read_all
+        replaced.update(key for key in entities if key in merged)
         merged.update(entities)
 
     for index, text in enumerate(overrides):
@@ -659,6 +661,15 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
         problems.extend(found)
         if value is not None:
             models[key] = value
+        if key in replaced and any("missing required field" in p.message for p in found):
+            # A partial entity in an override directory: say why its other fields went missing.
+            problems.append(
+                merged[key].problem(
+                    (),
+                    "replaces the entity of an earlier --specs directory as a whole; "
+                    "repeat its other fields, or change single values with --set",
+                )
+            )
     if complete:  # with a file unreadable, an "unknown" reference may just live in that file
         for key in sorted(merged):
             problems.extend(_check_references(merged[key], merged))

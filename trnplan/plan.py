@@ -18,6 +18,8 @@ from trnplan.errors import InputError
 
 PLAN_FORMAT = "trnplan-plan/1"
 MAX_PLAN_BYTES = 32 * 1024 * 1024
+PLAN_MAX_DEPTH = 32
+"""Plans nest about six levels deep; the limit keeps hostile files away from PyYAML's recursion limit."""
 
 
 def canon(value: Any, digits: int = 6) -> Any:
@@ -203,6 +205,7 @@ class _SiteFile(_Loose):
 
 class _TotalsFile(_Loose):
     chips: float
+    units: float
     racks: float
     fp8_pflops: float
     it_power_kw: float
@@ -210,6 +213,8 @@ class _TotalsFile(_Loose):
     capex_usd: float
     opex_usd_per_year: float
     tco_usd: float
+    usd_per_chip_hour: float
+    usd_per_pflop_hour: float
 
 
 class _PlanFile(BaseModel):
@@ -230,7 +235,9 @@ class _PlanFile(BaseModel):
 def plan_from_dict(data: Any, source: str = "<plan>") -> Plan:
     """Validate a plan file's data; raise InputError with the reason if it is not a plan."""
     if not isinstance(data, dict) or "format" not in data:
-        raise InputError(f"{source}: not a trnplan plan file (no 'format: {PLAN_FORMAT}' at the top)")
+        raise InputError(
+            f"{source}: not a trnplan plan file, or a truncated one (no 'format: {PLAN_FORMAT}' key)"
+        )
     fmt = data.get("format")
     if fmt != PLAN_FORMAT:
         if isinstance(fmt, str) and fmt.startswith("trnplan-plan/"):
@@ -243,7 +250,12 @@ def plan_from_dict(data: Any, source: str = "<plan>") -> Plan:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[:5]
         details = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in first)
-        raise InputError(f"{source}: malformed plan file: {details}") from None
+        raise InputError(f"{source}: malformed or truncated plan file: {details}") from None
+    inconsistent = self_check(data)
+    if inconsistent:
+        raise InputError(
+            f"{source}: plan file does not add up (edited or damaged?): " + "; ".join(inconsistent)
+        )
     return Plan(
         scenario=checked.scenario,
         inputs_digest=checked.inputs_digest,
@@ -259,15 +271,80 @@ def plan_from_dict(data: Any, source: str = "<plan>") -> Plan:
     )
 
 
-def parse_plan(text: str, source: str = "<plan>") -> Plan:
+def self_check(data: dict[str, Any]) -> list[str]:
+    """What a plan states about itself that does not hold: BOM = capex to the cent, TCO = capex x
+    tco_per_capex_usd + horizon x (energy + colocation), and the per-hour figures from the TCO."""
+    totals, economics = data["totals"], data.get("economics") or {}
+    problems = []
     try:
-        data = yaml.safe_load(text)
+        bom_cents = sum(round(float(line["extended_usd"]) * 100) for line in data["bom"])
+    except (KeyError, TypeError, ValueError):
+        return ["a BOM line has no numeric extended_usd"]
+    if bom_cents != round(float(totals["capex_usd"]) * 100):
+        problems.append(
+            f"BOM lines sum to ${bom_cents / 100:,.2f} but capex_usd is ${float(totals['capex_usd']):,.2f}"
+        )
+    years = economics.get("horizon_years")
+    per_capex = economics.get("tco_per_capex_usd")
+    tco = float(totals["tco_usd"])
+    if (
+        years
+        and per_capex is not None
+        and "energy_usd_per_year" in totals
+        and "colocation_usd_per_year" in totals
+    ):
+        expected = float(totals["capex_usd"]) * float(per_capex) + float(years) * (
+            float(totals["energy_usd_per_year"]) + float(totals["colocation_usd_per_year"])
+        )
+        if abs(tco - expected) > 1.0 + 1e-9 * abs(tco):
+            problems.append(f"tco_usd is ${tco:,.2f} but capex and opex give ${expected:,.2f}")
+    if years:
+        hours = 8760 * float(years)
+        for key, per in (("usd_per_pflop_hour", "fp8_pflops"), ("usd_per_chip_hour", "chips")):
+            amount = float(totals.get(per) or 0)
+            if key in totals and amount > 0:
+                expected = tco / (amount * hours)
+                if not math.isclose(float(totals[key]), expected, rel_tol=1e-5, abs_tol=2e-6):
+                    problems.append(f"{key} is {totals[key]} but the TCO gives {expected:.6f}")
+    return problems
+
+
+class _PlanLoader(yaml.SafeLoader):
+    """SafeLoader for plan files, which trnplan writes about six levels deep and without aliases: an alias
+    (a possible alias bomb, which later code would walk 9^9 times) or nesting deeper than
+    PLAN_MAX_DEPTH (which would exhaust the recursive composer) is refused before anything is built."""
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "an alias (*name): trnplan writes none", mark)
+        self._depth += 1
+        try:
+            if self._depth > PLAN_MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nesting deeper than {PLAN_MAX_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def parse_plan(text: str, source: str = "<plan>") -> Plan:
+    """Read and validate a plan file's text; anything else raises InputError naming `source`."""
+    loader = _PlanLoader(text)
+    try:
+        data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
         raise InputError(f"{where}: not a readable plan file (YAML: {exc.problem})") from None
     except yaml.YAMLError as exc:
         raise InputError(f"{source}: not a readable plan file ({exc})") from None
+    finally:
+        loader.dispose()
     return plan_from_dict(data, source)
 
 
@@ -292,23 +369,29 @@ def read_plan(path: str | Path) -> Plan:
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write to a temporary file in the same folder, flush and fsync it, then rename over `path`."""
+    """Write `path` so that it holds the old text or the new, never a part: write a temporary file in the
+    same folder, flush and fsync it, rename it over `path` (atomic), then fsync the folder.
+
+    The temporary file is `.NAME.PID.XXXXXX.tmp`. A process killed mid-write (SIGKILL, power loss) may
+    leave one behind, hidden and never read as a spec or plan; the next write of the same file removes
+    those whose writer is gone (or that are over an hour old), so stray files do not pile up.
+    """
     p = Path(path)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.{os.getpid()}.", suffix=".tmp", dir=p.parent)
     except OSError as exc:
-        raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from None
+        raise InputError(f"{p}: cannot write: {_blocked(p) or exc.strerror or exc}") from None
     try:
-        # mkstemp makes 0600 files: keep the mode of the file replaced, else what the umask allows.
-        try:
-            mode = p.stat().st_mode & 0o7777
-        except OSError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            # mkstemp makes 0600 files: keep the mode of the file replaced, else what the umask allows.
+            try:
+                mode = p.stat().st_mode & 0o7777
+            except OSError:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.fchmod(handle.fileno(), mode)
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -319,8 +402,72 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise InputError(f"{p}: cannot write: {exc.strerror or exc}") from None
+            what = "is a folder" if p.is_dir() else exc.strerror or exc
+            raise InputError(f"{p}: cannot write: {what}") from None
         raise
+    _fsync_dir(p.parent)
+    _remove_stale_temps(p)
+
+
+def _blocked(p: Path) -> str | None:
+    """'plans is a file, not a folder' when a file stands where `p`'s folder should be."""
+    for parent in p.parents:
+        if parent.exists() or parent.is_symlink():
+            return None if parent.is_dir() else f"{parent} is a file, not a folder"
+    return None
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename itself durable; a no-op where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+STALE_TEMP_SECONDS = 3600
+
+
+def _remove_stale_temps(p: Path) -> None:
+    """Remove `.NAME.PID.*.tmp` left by writers of `p` that were killed (their PID is gone, or the file
+    is over an hour old: another host's writer, or a PID since reused)."""
+    import time
+
+    now = time.time()
+    for stale in p.parent.glob(f".{glob_escape(p.name)}.*.tmp"):
+        pid_text = stale.name[len(p.name) + 2 :].split(".", 1)[0]
+        try:
+            if now - stale.stat().st_mtime < STALE_TEMP_SECONDS and _alive(int(pid_text)):
+                continue
+            stale.unlink()
+        except (OSError, ValueError):
+            continue
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if os.name != "posix":
+        return True  # no cheap, safe liveness test: rely on the age
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def glob_escape(name: str) -> str:
+    import glob
+
+    return glob.escape(name)
 
 
 def write_plan(plan: Plan, path: str | Path) -> None:
