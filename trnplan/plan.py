@@ -435,39 +435,32 @@ STALE_TEMP_SECONDS = 3600
 
 
 def _remove_stale_temps(p: Path) -> None:
-    """Remove `.NAME.PID.*.tmp` left by writers of `p` that were killed (their PID is gone, or the file
-    is over an hour old: another host's writer, or a PID since reused)."""
+    """Remove `.NAME.PID.*.tmp` left by writers of `p` that were killed: their PID is gone, or the file is
+    over an hour old (another host's writer, a PID since reused, a name without a PID)."""
+    import glob
     import time
 
     now = time.time()
-    for stale in p.parent.glob(f".{glob_escape(p.name)}.*.tmp"):
-        pid_text = stale.name[len(p.name) + 2 :].split(".", 1)[0]
+    for stale in p.parent.glob(f".{glob.escape(p.name)}.*.tmp"):
+        pid = stale.name[len(p.name) + 2 :].split(".", 1)[0]
         try:
-            if now - stale.stat().st_mtime < STALE_TEMP_SECONDS and _alive(int(pid_text)):
-                continue
-            stale.unlink()
-        except (OSError, ValueError):
+            if now - stale.stat().st_mtime > STALE_TEMP_SECONDS or (pid.isdigit() and not _alive(int(pid))):
+                stale.unlink()
+        except OSError:
             continue
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
+    """Whether process `pid` exists on this host (outside POSIX, assume it does: only the age counts)."""
+    if pid == os.getpid() or os.name != "posix":
         return True
-    if os.name != "posix":
-        return True  # no cheap, safe liveness test: rely on the age
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
-        return True  # exists, owned by someone else
+        return True  # it exists, owned by another user
     return True
-
-
-def glob_escape(name: str) -> str:
-    import glob
-
-    return glob.escape(name)
 
 
 def write_plan(plan: Plan, path: str | Path) -> None:
