@@ -202,6 +202,13 @@ def option_problems(
     return why
 
 
+def network_rack_limit_kw(catalog: Catalog, scenario: Scenario, site_id: str) -> float:
+    """kW a network rack may draw: the fabric cooling's rack limit, and the site's where it has one."""
+    limit = catalog.cooling[scenario.fabric.cooling].max_rack_kw
+    site_limit = catalog.sites[site_id].max_rack_kw
+    return min(limit, site_limit) if site_limit is not None else limit
+
+
 def scale_up_choices(catalog: Catalog, form_id: str) -> list[str]:
     form = catalog.forms[form_id]
     return sorted(o.switch for o in form.scale_up) if form.scale_up else [NO_SWITCH]
@@ -377,7 +384,8 @@ def evaluate(
                 supply[d.scale_up_switch] += opt.scale_up_switches * n
         switch_id = scale_out[site_id]
         switch = catalog.switches[switch_id]
-        fab = size_fabric(switch_id, switch, gbps, endpoint_optics)
+        rack_limit = network_rack_limit_kw(catalog, scenario, site_id)
+        fab = size_fabric(switch_id, switch, gbps, endpoint_optics, rack_limit)
         supply[switch_id] += fab.switches
         fabric_capex = 0.0
         fabric_lines = [

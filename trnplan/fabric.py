@@ -40,6 +40,11 @@ def endpoint_ports(scale_out_gbps_total: float, port_gbps: float) -> int:
     return math.ceil(scale_out_gbps_total / port_gbps - 1e-9) if scale_out_gbps_total > 0 else 0
 
 
+def network_rack_kw(switch: Switch, switches: int, switch_optics: int) -> float:
+    """kW that sits in network racks: the switches and their own (switch-side) optics."""
+    return (switches * switch.power_w + switch_optics * switch.optic_w) / 1000
+
+
 @dataclass(frozen=True)
 class FabricSize:
     """One site's scale-out fabric."""
@@ -60,12 +65,17 @@ class FabricSize:
 
 
 def size_fabric(
-    switch_id: str, switch: Switch, scale_out_gbps_total: float, endpoint_optics: int
+    switch_id: str,
+    switch: Switch,
+    scale_out_gbps_total: float,
+    endpoint_optics: int,
+    max_rack_kw: float | None = None,
 ) -> FabricSize:
     """Size the Clos for the site's total scale-out bandwidth and its rack-side optics.
 
-    switches = ceil((2t - 1) N / k); optics = N (2t - 1) + rack-side; racks = ceil(switches x U / 42);
-    kW = (switches x power_w + optics x optic_w) / 1000.
+    switches = ceil((2t - 1) N / k); optics = N (2t - 1) + rack-side; kW = (switches x power_w + optics x
+    optic_w) / 1000; network racks = ceil(switches x U / 42), or more when the switches and their optics
+    would draw over `max_rack_kw` per rack (rack-side optics sit in the compute racks).
     """
     ports = endpoint_ports(scale_out_gbps_total, switch.port_gbps or 1.0)
     radix = switch.radix
@@ -78,4 +88,7 @@ def size_fabric(
     switch_optics = ports * switch_side_optics_per_port(tiers)
     racks = -(-switches * (switch.rack_units or 1) // RACK_UNITS_PER_RACK)
     kw = (switches * switch.power_w + (switch_optics + endpoint_optics) * switch.optic_w) / 1000
+    if max_rack_kw:
+        rack_kw = network_rack_kw(switch, switches, switch_optics)
+        racks = max(racks, math.ceil(rack_kw / max_rack_kw - 1e-9))
     return FabricSize(switch_id, ports, radix, tiers, switches, switch_optics, endpoint_optics, racks, kw)

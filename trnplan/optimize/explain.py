@@ -21,7 +21,9 @@ def _fmt(amount: float, unit: str) -> str:
         return f"${amount:,.0f}"
     if unit == "MW":
         return f"{amount:,.2f} MW" if amount < 10 else f"{amount:,.1f} MW"
-    return f"{amount:,.0f} {unit}" if abs(amount - round(amount)) < 1e-6 else f"{amount:,.2f} {unit}"
+    if abs(amount - round(amount)) < 1e-6:
+        return f"{amount:,.0f} {unit[:-1] if round(amount) == 1 and unit.endswith('s') else unit}"
+    return f"{amount:,.2f} {unit}"
 
 
 def _slack_lines(model: Model) -> list[str]:

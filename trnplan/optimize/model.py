@@ -21,6 +21,7 @@ import pulp
 from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Scenario
 from trnplan.costs import (
     Option,
+    network_rack_limit_kw,
     all_options,
     make_option,
     opex_usd_per_kw_year,
@@ -73,6 +74,7 @@ class SiteModel:
     cooling_on: dict[str, Any] = field(default_factory=dict)
     compute_kw: list[tuple[Any, float]] = field(default_factory=list)
     network_kw: list[tuple[Any, float]] = field(default_factory=list)
+    network_rack_kw: list[tuple[Any, float]] = field(default_factory=list)  # switches + switch-side optics
     capex: list[tuple[Any, float]] = field(default_factory=list)
     kw_by_cooling: dict[str, list[tuple[Any, float]]] = field(default_factory=dict)
 
@@ -107,6 +109,16 @@ def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: 
         if key in scenario.supply and per_unit:
             bounds.append(scenario.supply[key] / per_unit)
     return max(0, math.floor(min(bounds) + 1e-9))
+
+
+def demand_units(scenario: Scenario, opt: Option) -> int:
+    """Units of an option that alone meet every demand given."""
+    need = 0
+    for key, per_unit in (("chips", opt.chips), ("fp8_pflops", opt.fp8_pflops), ("hbm_tb", opt.hbm_tb)):
+        amount = getattr(scenario.demand, key)
+        if amount is not None and per_unit > 0:
+            need = max(need, math.ceil(amount / per_unit - 1e-9))
+    return need
 
 
 def supply_use(opt: Option, key: str) -> int:
@@ -155,7 +167,8 @@ def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[S
             candidates = [(o, why) for o, why in candidates if id(o) in keep]
         for opt, why in candidates:
             if elastic:
-                bound = max(1, option_upper_bound(catalog, scenario, site_id, opt)) * 4 + 10
+                # enough units to meet the whole demand alone, whatever the limits say
+                bound = max(option_upper_bound(catalog, scenario, site_id, opt), demand_units(scenario, opt), 1)
             else:
                 bound = option_upper_bound(catalog, scenario, site_id, opt)
             if bound <= 0:
@@ -239,6 +252,8 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
         optics_split.append((e_var, 1))
         tier_sum.extend((y, 1) for y in y_o)
         optic_pairs = [(p, switch_side_optics_per_port(t)) for p, t in n_terms] + [(e_var, 1)]
+        sm.network_rack_kw.append((s_var, sw.power_w / 1000))
+        sm.network_rack_kw.extend((p, switch_side_optics_per_port(t) * sw.optic_w / 1000) for p, t in n_terms)
         sm.network_kw.append((s_var, sw.power_w / 1000))
         sm.network_kw.extend((v, c * sw.optic_w / 1000) for v, c in optic_pairs)
         sm.capex.append((s_var, sw.unit_usd))
@@ -299,6 +314,9 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
     sm.racks = prob.add_variable(f"R_{sm.index}", 0, racks_bound, pulp.LpInteger)
     ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(sm.switches.items())]
     prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.index}"
+    # Network racks also hold their switches' power within the rack limit (fabric cooling, site).
+    limit_kw = network_rack_limit_kw(catalog, model.scenario, sm.site)
+    prob += lin([(sm.racks, limit_kw)] + [(v, -c) for v, c in sm.network_rack_kw]) >= 0, f"netrackkw_{sm.index}"
     rows = {
         f"power_{sm.index}": (
             [(v, c / 1000) for v, c in sm.compute_kw + sm.network_kw], site.it_power_mw, f"{sm.site} IT power", "MW", 1,
