@@ -46,7 +46,9 @@ from trnplan.load import load_specs
 from trnplan.yamlsafe import read_yaml
 
 REPO = Path(__file__).resolve().parents[1]
-SEEDS: dict[str, str] = {p.name: p.read_text(encoding="utf-8") for p in sorted((REPO / "specs").glob("*.yaml"))}
+SEEDS: dict[str, str] = {
+    p.name: p.read_text(encoding="utf-8") for p in sorted((REPO / "specs").glob("*.yaml"))
+}
 SEEDS_RAW = {name: text.encode("utf-8") for name, text in SEEDS.items()}
 SCALE = float(os.environ.get("TRNPLAN_FUZZ_SCALE", "1"))
 
@@ -95,11 +97,15 @@ def _spots(text: str) -> list[Spot]:
         if isinstance(node, MappingNode):
             for key, child in node.value:
                 found.append(Spot("key", key.start_mark.index, key.end_mark.index, inner_flow, False, depth))
-                found.append(Spot("entry", key.start_mark.index, child.end_mark.index, inner_flow, False, depth))
+                found.append(
+                    Spot("entry", key.start_mark.index, child.end_mark.index, inner_flow, False, depth)
+                )
                 value(child, inner_flow, depth + 1)
         elif isinstance(node, SequenceNode):
             for child in node.value:
-                found.append(Spot("item", child.start_mark.index, child.end_mark.index, inner_flow, False, depth))
+                found.append(
+                    Spot("item", child.start_mark.index, child.end_mark.index, inner_flow, False, depth)
+                )
                 value(child, inner_flow, depth + 1)
 
     if root is not None:
@@ -122,25 +128,155 @@ def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
 # --- the edits ----------------------------------------------------------------------------------------
 
 TYPED = [
-    "true", "no", "off", "null", "~", "''", "'text'", "\"1000\"", "[1, 2]", "{a: 1}", "[]", "{}", "2026-13",
-    "2026-06-01", "2026-02-30", "0x1F", "0o17", "1_000", "1e3", "12 kW", "40 MW", "1,000", "-", "=", "!!str 5",
-    "!!int five", "!!float x", "!!binary aGk=", "!!set {a}", "!!python/name:os.system", "trn3", "trn9",
-    "TRN3", "air", "liquid", "pcie6-320", "|\n  block text", ">-\n  folded", "&anchor 5", "*nowhere",
+    "true",
+    "no",
+    "off",
+    "null",
+    "~",
+    "''",
+    "'text'",
+    '"1000"',
+    "[1, 2]",
+    "{a: 1}",
+    "[]",
+    "{}",
+    "2026-13",
+    "2026-06-01",
+    "2026-02-30",
+    "0x1F",
+    "0o17",
+    "1_000",
+    "1e3",
+    "12 kW",
+    "40 MW",
+    "1,000",
+    "-",
+    "=",
+    "!!str 5",
+    "!!int five",
+    "!!float x",
+    "!!binary aGk=",
+    "!!set {a}",
+    "!!python/name:os.system",
+    "trn3",
+    "trn9",
+    "TRN3",
+    "air",
+    "liquid",
+    "pcie6-320",
+    "|\n  block text",
+    ">-\n  folded",
+    "&anchor 5",
+    "*nowhere",
 ]
 NUMBERS = [
-    ".nan", ".NaN", ".inf", "-.inf", "+.inf", ".Inf", "1e308", "1e309", "-1e308", "1e-320", "5e-324", "-1",
-    "-0.0", "0", "0.0", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
-    "18446744073709551616", "9" * 24, "9" * 25, "1" + "0" * 400, "1e15", "1e16", "-1e16",
-    "123456789.123456789", "1e-9", "0.0000001", "1_0_0", "+5", "0b101", "017", "1:30", "1.5e+3", "12e",
+    ".nan",
+    ".NaN",
+    ".inf",
+    "-.inf",
+    "+.inf",
+    ".Inf",
+    "1e308",
+    "1e309",
+    "-1e308",
+    "1e-320",
+    "5e-324",
+    "-1",
+    "-0.0",
+    "0",
+    "0.0",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "9223372036854775808",
+    "18446744073709551616",
+    "9" * 24,
+    "9" * 25,
+    "1" + "0" * 400,
+    "1e15",
+    "1e16",
+    "-1e16",
+    "123456789.123456789",
+    "1e-9",
+    "0.0000001",
+    "1_0_0",
+    "+5",
+    "0b101",
+    "017",
+    "1:30",
+    "1.5e+3",
+    "12e",
 ]
 ODD_CHARS = [
-    "\u202e", "\u202d", "\u2066", "\u200f", "\u200e", "\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad",
-    "\u00a0", "\u2007", "\u3000", "\u0085", "\u2028", "\u2029", "\u0301", "\u0338", "\ufffd", "\ufffe",
-    "\uffff", "\ue000", "\U0001f600", "\U0010ffff", "\U000e0001", "\u0130", "\u00df", "\ufb01",
-    "\uff11\uff12", "\u0661\u0660\u0660", "\u05e9\u05dc\u05d5\u05dd", "\u0645\u0631\u062d\u0628\u0627",
-    "\u4e2d\u6587", "\u00e9", "e\u0301", "\x01", "\x07", "\x08", "\x0b", "\x0c", "\x0e", "\x1b", "\x1f",
-    "\x7f", "\x80", "\x9b", "\x9f", "\t", "\r", "\r\n", "\\", "'", '"', "#", ": ", "- ", "&", "*", "!",
-    "%", "@", "`", "|", ">", "{", "}", "[", "]", ",", "?",
+    "\u202e",
+    "\u202d",
+    "\u2066",
+    "\u200f",
+    "\u200e",
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u00ad",
+    "\u00a0",
+    "\u2007",
+    "\u3000",
+    "\u0085",
+    "\u2028",
+    "\u2029",
+    "\u0301",
+    "\u0338",
+    "\ufffd",
+    "\ufffe",
+    "\uffff",
+    "\ue000",
+    "\U0001f600",
+    "\U0010ffff",
+    "\U000e0001",
+    "\u0130",
+    "\u00df",
+    "\ufb01",
+    "\uff11\uff12",
+    "\u0661\u0660\u0660",
+    "\u05e9\u05dc\u05d5\u05dd",
+    "\u0645\u0631\u062d\u0628\u0627",
+    "\u4e2d\u6587",
+    "\u00e9",
+    "e\u0301",
+    "\x01",
+    "\x07",
+    "\x08",
+    "\x0b",
+    "\x0c",
+    "\x0e",
+    "\x1b",
+    "\x1f",
+    "\x7f",
+    "\x80",
+    "\x9b",
+    "\x9f",
+    "\t",
+    "\r",
+    "\r\n",
+    "\\",
+    "'",
+    '"',
+    "#",
+    ": ",
+    "- ",
+    "&",
+    "*",
+    "!",
+    "%",
+    "@",
+    "`",
+    "|",
+    ">",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "?",
 ]
 ODD_TEXT = st.one_of(
     st.sampled_from(ODD_CHARS),
@@ -169,8 +305,10 @@ def _nested(draw: st.DrawFn) -> str:
         return "[" * depth + inner + "]" * depth
     if style == "map":
         return "{a: " * depth + inner + "}" * depth
-    return "".join("[" if i % 2 else "{k: " for i in range(depth)) + inner + "".join(
-        "]" if i % 2 else "}" for i in reversed(range(depth))
+    return (
+        "".join("[" if i % 2 else "{k: " for i in range(depth))
+        + inner
+        + "".join("]" if i % 2 else "}" for i in reversed(range(depth)))
     )
 
 
@@ -183,7 +321,9 @@ class Edit:
         self.start, self.end, self.text, self.label = start, end, text, label
 
 
-def _pick(draw: st.DrawFn, name: str, kinds: tuple[str, ...], pred: Callable[[Spot], bool] = lambda s: True) -> Spot:
+def _pick(
+    draw: st.DrawFn, name: str, kinds: tuple[str, ...], pred: Callable[[Spot], bool] = lambda s: True
+) -> Spot:
     choices = [s for s in SPOTS[name] if s.kind in kinds and pred(s)]
     return draw(st.sampled_from(choices))
 
@@ -199,7 +339,9 @@ def _edit(draw: st.DrawFn, name: str, op: str) -> Edit:
             new = new.replace("\n", " ") + "\n" + " " * indent
         elif spot.flow:
             new = new.replace("\n", " ")
-        return Edit(spot.start, spot.end, new, f"swap {spot.kind} for {new.split()[0] if new.split() else new!r}")
+        return Edit(
+            spot.start, spot.end, new, f"swap {spot.kind} for {new.split()[0] if new.split() else new!r}"
+        )
     if op == "number":
         spot = _pick(draw, name, ("scalar",), lambda s: s.numeric)
         return Edit(spot.start, spot.end, _number_text(draw), "number")
@@ -220,15 +362,36 @@ def _edit(draw: st.DrawFn, name: str, op: str) -> Edit:
         if spot.flow:
             return Edit(spot.end, spot.end, ", " + text[spot.start : spot.end], "duplicate flow key")
         start, end = _line_span(text, spot.start, spot.end)
-        return Edit(end, end, text[start:end] if text[start:end].endswith("\n") else "\n" + text[start:end],
-                    f"duplicate key at depth {spot.depth}")
+        return Edit(
+            end,
+            end,
+            text[start:end] if text[start:end].endswith("\n") else "\n" + text[start:end],
+            f"duplicate key at depth {spot.depth}",
+        )
     if op == "rename":
         spot = _pick(draw, name, ("key",))
         old = text[spot.start : spot.end]
         new = draw(
             st.one_of(
-                st.sampled_from([old + "s", old[:-1], old.upper(), old.replace("_", "-"), "<<", "''", "'a b'",
-                                 "chips", "tdp_w", "sources", "x" * 600, "1", "null", "yes", "2026-01-01"]),
+                st.sampled_from(
+                    [
+                        old + "s",
+                        old[:-1],
+                        old.upper(),
+                        old.replace("_", "-"),
+                        "<<",
+                        "''",
+                        "'a b'",
+                        "chips",
+                        "tdp_w",
+                        "sources",
+                        "x" * 600,
+                        "1",
+                        "null",
+                        "yes",
+                        "2026-01-01",
+                    ]
+                ),
                 ODD_TEXT.map(lambda t: old + t),
             )
         )
@@ -289,7 +452,9 @@ def truncated_specs(draw: st.DrawFn) -> dict[str, bytes]:
         text = text[:at] + wide + text[at:]
         raw = text.encode("utf-8")
         wide_at = len(text[:at].encode("utf-8"))
-        cut = draw(st.one_of(st.integers(wide_at, wide_at + len(wide.encode("utf-8"))), st.integers(0, len(raw))))
+        cut = draw(
+            st.one_of(st.integers(wide_at, wide_at + len(wide.encode("utf-8"))), st.integers(0, len(raw)))
+        )
     else:
         raw = text.encode("utf-8")
         cut = draw(st.integers(0, len(raw)))
@@ -340,8 +505,9 @@ def _read_yaml_reusing_seeds(path: str | Path, *, display: str | None = None, **
 
 @contextmanager
 def spec_dir(files: dict[str, bytes]) -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp, mock.patch.object(
-        trnplan.load, "read_yaml", _read_yaml_reusing_seeds
+    with (
+        tempfile.TemporaryDirectory(prefix="fuzz-") as tmp,
+        mock.patch.object(trnplan.load, "read_yaml", _read_yaml_reusing_seeds),
     ):
         directory = Path(tmp)
         for name, raw in files.items():
@@ -352,7 +518,14 @@ def spec_dir(files: dict[str, bytes]) -> Iterator[Path]:
 # Messages of the loader's last-resort handlers: seeing one means a case escaped the real checks.
 CATCH_ALL = ("cannot validate this", "YAML: cannot read this text", "unexpected YAML node")
 FATAL = ("YAML syntax", "character U+", "not UTF-8", "nesting deeper", "more than", "this value expands")
-FILE_LEVEL = ("file is ", "cannot read", "not a regular file", "broken symlink", "symlink loop", "is a directory")
+FILE_LEVEL = (
+    "file is ",
+    "cannot read",
+    "not a regular file",
+    "broken symlink",
+    "symlink loop",
+    "is a directory",
+)
 
 
 def assert_located(problem: Problem, directory: Path, files: dict[str, bytes]) -> None:
@@ -405,8 +578,14 @@ def check_case(files: dict[str, bytes]) -> None:
             assert exc.problems
             for problem in exc.problems:
                 assert_located(problem, directory, files)
-            event("refused: " + ("the file as a whole" if any(p.line == 0 or p.message.startswith(FATAL)
-                                                             for p in exc.problems) else "values, keys, references"))
+            event(
+                "refused: "
+                + (
+                    "the file as a whole"
+                    if any(p.line == 0 or p.message.startswith(FATAL) for p in exc.problems)
+                    else "values, keys, references"
+                )
+            )
             return
     assert_whole(catalog)
     event("loaded")

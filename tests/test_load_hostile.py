@@ -224,3 +224,29 @@ def test_control_characters_and_syntax_errors_are_located(tmp_path: Path) -> Non
         f"{d}/tab.yaml:2:1: YAML syntax: found character '\\t' that cannot start any token "
         "(while scanning for the next token)",
     ]
+
+
+def test_invisible_and_bidi_characters_are_shown_as_escapes(tmp_path: Path) -> None:
+    """A zero-width space in a key used to give "unknown field 'tdp_w'; did you mean 'tdp_w'?"; a bidi
+    override reordered the line on screen; a line separator split one problem over two lines."""
+    d = spec_dir(
+        tmp_path,
+        "odd.yaml",
+        "cooling:\n  air:\n    max_rack_kw\u200b: 40\n    pue: 1.2\n    capex_usd_per_kw: 1\n"
+        "  li\u00a0quid: {max_rack_kw: 40, pue: 1.2, capex_usd_per_kw: 1}\n"
+        "  \u202edrow: {max_rack_kw: 40, pue: 1.2, capex_usd_per_kw: 1}\n",
+    )
+    with pytest.raises(SpecError) as info:
+        load_specs([d])
+    lines = str(info.value).split("\n")
+    assert lines == [
+        f"{d}/odd.yaml:2:3: cooling.air: missing required field 'max_rack_kw'",
+        f"{d}/odd.yaml:3:5: cooling.air.max_rack_kw\\u200b: unknown field 'max_rack_kw\\u200b'; "
+        "did you mean 'max_rack_kw'?",
+        f"{d}/odd.yaml:6:3: cooling.li\\xa0quid: 'li\\xa0quid' is not a valid id: ids use lowercase letters, "
+        "digits, '.' and '-', and start with a letter or digit; did you mean 'li-quid'?",
+        f"{d}/odd.yaml:7:3: cooling.\\u202edrow: '\\u202edrow' is not a valid id: ids use lowercase letters, "
+        "digits, '.' and '-', and start with a letter or digit; did you mean 'drow'?",
+        "4 problems found",
+    ]
+    assert all(line.isprintable() for line in lines)

@@ -176,3 +176,22 @@ def test_describe_and_dotted() -> None:
     assert describe("x" * 50) == "the text '" + "x" * 37 + "...'"
     assert describe([1]) == "a list of 1 item"
     assert describe({}) == "a mapping"
+
+
+def test_marks_count_only_newlines_as_line_breaks() -> None:
+    """PyYAML (YAML 1.1) also breaks lines at NEL, LS, PS and a lone CR; editors, grep -n and sed do not.
+    Marks follow the editors, or every line after such a character would be reported one line early."""
+    text = "a: 1\n\x85b: {x: 1, x: 2}\nc: \u2028 3\nd: '\u2029'\ne: 1\rf: 2\ng: {y: 1, y: 2}\n"
+    doc = parse_yaml(text, file="f.yaml")
+    assert doc.marks[("b",)] == (2, 2)
+    assert doc.marks[("d",)] == (4, 1)
+    assert doc.marks[("f",)] == (5, 6)  # after a lone CR: the same line, as `grep -n` counts
+    assert doc.marks[("g", "y")] == (6, 5)
+    assert [str(p) for p in doc.problems] == [
+        "f.yaml:2:12: b.x: duplicate key 'x' (first at line 2)",
+        "f.yaml:6:11: g.y: duplicate key 'y' (first at line 6)",
+    ]
+    assert refusal("a: 1\n\u2028b: [1,\n") == [
+        "f.yaml:3:1: YAML syntax: expected the node content, but found '<stream end>' "
+        "(while parsing a flow node started at line 3)"
+    ]

@@ -159,6 +159,31 @@ def _exit_codes() -> Iterator[None]:
         raise typer.Exit(1) from None
 
 
+@contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """Hold a Ctrl-C until the block ends, then raise it. For importing PuLP: its solver probes
+    (`try: import highspy ... except:`) swallow a KeyboardInterrupt, so Ctrl-C at that moment was lost,
+    or left highspy half-imported ("cannot load module more than once") and the run ended in exit 5."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:  # ignored, or someone else's: leave it alone
+        yield
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
 def guarded(fn: F) -> F:
     """Run a command inside `_exit_codes`."""
 
@@ -295,14 +320,13 @@ def optimize(
         ),
     ] = False,
     plans: Annotated[
-        Path, typer.Option("--plans", metavar="DIR", file_okay=False, help="Folder of plan files.")
+        Path, typer.Option("--plans", metavar="DIR", help="Folder of plan files.")
     ] = Path("plans"),
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
             metavar="FILE",
-            dir_okay=False,
             help="Plan file to write (one scenario only).",
             show_default=False,
         ),
@@ -364,8 +388,13 @@ def optimize(
             raise UsageError(f"unknown scenario '{scenario}'{hint}{known}")
         ids = [scenario]
 
-    from trnplan import optimize as optimizer  # lazy: the only path that imports PuLP and highspy
-    from trnplan.plan import write_plan
+    from trnplan.plan import check_writable, write_plan
+
+    if not check:  # an unwritable plans/ fails now, not after the solve (exit 3, naming the path)
+        for scenario_id in ids:
+            check_writable(out if out is not None else plans / f"{scenario_id}.yaml")
+    with _interrupt_after():
+        from trnplan import optimize as optimizer  # lazy: the only path that imports PuLP and highspy
 
     codes: list[int] = []
     solved: dict[str, Any] = {}

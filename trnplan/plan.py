@@ -111,10 +111,38 @@ def economics(scenario: Scenario) -> dict[str, Any]:
     }
 
 
+MAX_PLAN_USD = 1e13
+"""Largest capex or TCO a plan may state. Money is kept to the cent in binary floating point, which is
+exact to about 9e13 USD; and a ten-trillion-dollar deployment is a unit slip, not a plan."""
+
+
+def check_money_range(evaluation: Evaluation) -> None:
+    """Refuse a plan whose capex or TCO is beyond MAX_PLAN_USD (InputError, exit 3): each spec value can be
+    plausible while their product is not (100 million chips at 10 million USD), and past it the plan's
+    BOM no longer adds up to its capex to the cent. The largest BOM line points at the likely slip."""
+    key = max(("capex_usd", "tco_usd"), key=lambda k: abs(evaluation.totals[k]))
+    value = evaluation.totals[key]
+    if abs(value) <= MAX_PLAN_USD:
+        return
+    what = "capex" if key == "capex_usd" else "TCO"
+    hint = ""
+    if evaluation.bom:
+        top = max(evaluation.bom, key=lambda line: abs(line.extended_usd))
+        hint = (
+            f"; its largest BOM line is {top.site}: {top.item} ({top.category}), "
+            f"{top.quantity:,.6g} x ${top.unit_usd:,.6g} = ${top.extended_usd:.3g}"
+        )
+    raise InputError(
+        f"the best plan's {what} is ${value:.3g}, beyond the ${MAX_PLAN_USD:.0e} a plan can account for to "
+        f"the cent: a spec value is likely in the wrong unit, or the demand too large{hint}"
+    )
+
+
 def plan_body(
     evaluation: Evaluation,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Totals, per-site sections and BOM lines of a plan, from the cost model's evaluation."""
+    check_money_range(evaluation)
     totals = dict(evaluation.totals)
     for key in (
         "capex_usd",
@@ -321,12 +349,14 @@ class _PlanLoader(yaml.SafeLoader):
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark
-            raise yaml.composer.ComposerError(None, None, "an alias (*name): trnplan writes none", mark)
+            message = "an alias (*name); plans written by trnplan have none"
+            raise yaml.composer.ComposerError(None, None, message, mark)
         self._depth += 1
         try:
             if self._depth > PLAN_MAX_DEPTH:
                 mark = self.peek_event().start_mark
-                raise yaml.composer.ComposerError(None, None, f"nesting deeper than {PLAN_MAX_DEPTH} levels", mark)
+                message = f"nesting deeper than {PLAN_MAX_DEPTH} levels"
+                raise yaml.composer.ComposerError(None, None, message, mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -334,8 +364,9 @@ class _PlanLoader(yaml.SafeLoader):
 
 def parse_plan(text: str, source: str = "<plan>") -> Plan:
     """Read and validate a plan file's text; anything else raises InputError naming `source`."""
-    loader = _PlanLoader(text)
+    loader = None
     try:
+        loader = _PlanLoader(text)  # refuses control characters as it starts reading
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
@@ -344,7 +375,8 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
     except yaml.YAMLError as exc:
         raise InputError(f"{source}: not a readable plan file ({exc})") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return plan_from_dict(data, source)
 
 
@@ -407,6 +439,15 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         raise
     _fsync_dir(p.parent)
     _remove_stale_temps(p)
+
+
+def check_writable(path: str | Path) -> None:
+    """Raise the InputError `write_text_atomic` would, early, when a file stands where `path`'s folder
+    should be or `path` is a folder: a plan that took minutes to solve then fails at once instead."""
+    p = Path(path)
+    blocked = _blocked(p)
+    if blocked or p.is_dir():
+        raise InputError(f"{p}: cannot write: {blocked or 'is a folder'}")
 
 
 def _blocked(p: Path) -> str | None:

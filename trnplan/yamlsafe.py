@@ -17,8 +17,10 @@ Lines and columns are 1-based. PyYAML is YAML 1.1: `yes`/`no`/`on`/`off` are boo
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import errno
+import functools
 import os
 import re
 import stat
@@ -142,11 +144,10 @@ class _Composer(yaml.SafeLoader):
         try:
             if self._depth > self._max_depth:
                 mark = self.peek_event().start_mark
-                message = f"nesting deeper than {self._max_depth} levels"
-                raise _Refused(mark.line + 1, mark.column + 1, message)
+                raise _Refused(*_where(mark), f"nesting deeper than {self._max_depth} levels")
             if self._nodes > self._max_nodes:
                 mark = self.peek_event().start_mark
-                raise _Refused(mark.line + 1, mark.column + 1, f"more than {self._max_nodes} YAML nodes")
+                raise _Refused(*_where(mark), f"more than {self._max_nodes} YAML nodes")
             return super().compose_node(parent, index)  # type: ignore[no-any-return]
         finally:
             self._depth -= 1
@@ -162,7 +163,28 @@ _Composer.add_implicit_resolver(
 
 
 def _mark(node: Node) -> tuple[int, int]:
-    return node.start_mark.line + 1, node.start_mark.column + 1
+    return _where(node.start_mark)
+
+
+def _where(mark: yaml.Mark) -> tuple[int, int]:
+    """1-based line and column of a PyYAML mark, counting only \\n as a line break.
+
+    PyYAML (YAML 1.1) also breaks lines at a lone \\r, NEL, LS and PS; editors, `grep -n` and `sed` do
+    not, so after one of those every line number would point one line too early.
+    """
+    starts = _line_starts(mark.buffer) if isinstance(mark.buffer, str) else None
+    if starts is None:
+        return mark.line + 1, mark.column + 1
+    line = bisect.bisect_right(starts, mark.index) - 1
+    return line + 1, mark.index - starts[line] + 1
+
+
+@functools.lru_cache(maxsize=1)  # the text being parsed (PyYAML's marks share its buffer)
+def _line_starts(buffer: str) -> list[int] | None:
+    """Where each \\n-delimited line starts, or None when PyYAML's own count is the same."""
+    if not any(ch in buffer for ch in "\x85\u2028\u2029") and buffer.count("\r") == buffer.count("\r\n"):
+        return None
+    return [0] + [m.end() for m in re.finditer("\n", buffer)]
 
 
 def _children(node: Node) -> list[Node]:
@@ -341,13 +363,13 @@ class _Builder:
 
 def _syntax_mark(exc: yaml.MarkedYAMLError) -> tuple[int, int]:
     mark = exc.problem_mark or exc.context_mark
-    return (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    return _where(mark) if mark else (1, 1)
 
 
 def _syntax_message(exc: yaml.MarkedYAMLError) -> str:
     """PyYAML's context/problem pair as one phrase: `expected ',' or ']', but got ':' (in the flow ...)`."""
     context, problem = exc.context or "", exc.problem or ""
-    first = f" at line {exc.context_mark.line + 1}" if exc.context_mark else ""
+    first = f" at line {_where(exc.context_mark)[0]}" if exc.context_mark else ""
     if context.startswith("found duplicate anchor"):
         return context.removesuffix("; first occurrence").removeprefix("found ") + f" (first{first})"
     if not context:

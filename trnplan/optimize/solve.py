@@ -19,7 +19,7 @@ from typing import Any
 
 import pulp
 
-from trnplan.errors import SolverError
+from trnplan.errors import InputError, SolverError
 
 SOLVERS = ("highs", "cbc")
 MIN_HIGHSPY = "1.15"
@@ -150,7 +150,30 @@ def solve(prob: pulp.LpProblem, solver: str = "highs", time_limit: float | None 
     return result
 
 
-def _run_highs(h: Any) -> None:
+HIGHS_MAX_COEFFICIENT = 1e15
+"""HiGHS refuses a constraint with a coefficient above this (its `large_matrix_value`)."""
+
+
+def _check_loaded(h: Any, prob: pulp.LpProblem) -> None:
+    """Refuse a model HiGHS did not take whole. HiGHS drops a row holding a coefficient above 1e15 and
+    PuLP does not notice: the solve would run without that constraint (a budget, a power limit), then PuLP
+    fails reading the solution back. Such a number comes from specs whose values span too many orders of
+    magnitude, so this is bad input (exit 3), said in its terms."""
+    if h.getNumRow() == len(prob.constraints) and h.getNumCol() == len(prob.variables()):
+        return
+    worst = max(
+        ((abs(c), name) for name, row in prob.constraints.items() for c in row.values() if c == c),
+        default=(0.0, "?"),
+    )
+    raise InputError(
+        f"the specs' numbers are too far apart to solve reliably: constraint '{worst[1]}' needs a "
+        f"coefficient of {worst[0]:.3g}, beyond the solver's limit of {HIGHS_MAX_COEFFICIENT:.0e}. "
+        "Look for a value in the wrong unit (a price per rack given per chip, a rack_bom item priced in "
+        "cents) or scale the scenario down."
+    )
+
+
+def _run_highs(h: Any, prob: pulp.LpProblem | None = None) -> None:
     """Run HiGHS so that Ctrl-C stops it at once; replaces PuLP's `h.run()`.
 
     `run()` keeps the main thread in C until the solve ends, and Python acts on SIGINT only then (Ctrl-C
@@ -159,6 +182,8 @@ def _run_highs(h: Any) -> None:
     through its interrupt callbacks (checked every few milliseconds), waited for, and the
     KeyboardInterrupt re-raised. The solve itself is unchanged: same options, same thread, same result.
     """
+    if prob is not None:
+        _check_loaded(h, prob)
     if not all(hasattr(h, name) for name in ("startSolve", "wait", "cancelSolve", "HandleUserInterrupt")):
         h.run()  # an older highspy: Ctrl-C waits for the solve
         return
@@ -182,7 +207,7 @@ def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
     if time_limit is not None:
         options["timeLimit"] = float(time_limit)
     highs = pulp.HiGHS(**options)
-    highs.callSolver = lambda lp: _run_highs(lp.solverModel)
+    highs.callSolver = lambda lp: _run_highs(lp.solverModel, lp)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         prob.solve(highs)
