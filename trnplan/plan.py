@@ -423,7 +423,7 @@ def write_text_atomic(path: str | Path, text: str) -> None:
                 umask = os.umask(0)
                 os.umask(umask)
                 mode = 0o666 & ~umask
-            os.fchmod(handle.fileno(), mode)
+            os.chmod(tmp, mode)  # by name: os.fchmod is POSIX-only before Python 3.13
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

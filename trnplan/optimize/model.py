@@ -3,9 +3,18 @@
 Variables, per site s:
   n[s,i]    integer units of option i = (form, cooling, scale-up switch)
   y[s,o,t]  binary: scale-out switch o at t tiers serves the site
-  N[s,o,t]  integer endpoint ports served at tier t (N <= cap_t y)
-  S[s,o]    integer scale-out switches;  E[s,o] rack-side optics priced at switch o
-  R[s]      integer network racks;       z[s,q] binary: cooling q used (only where it has a one-off cost)
+  N[s,o,t]  endpoint ports served at tier t (N <= cap_t y); continuous where ports per unit are whole
+  S[s,o]    scale-out switches of type o: continuous, zero unless o is chosen, and summing to
+  T[s]      the site's integer switch count (one integer per site, not one per switch type)
+  E[s,o]    rack-side optics priced at switch o
+  R[s]      network racks: continuous (integer in elastic mode); z[s,q] binary: cooling q used (only where
+            it has a one-off cost)
+
+Why few wide integers: at the root, HiGHS keeps up to 1,024 "lurking" reduced-cost bounds per general
+integer column with a wide domain, at a cost quadratic in their number (HighsRedcostFixing::addRootRedcost,
+68% of the root time of a 50-site portfolio before). Integer variables that the model does not need are
+therefore continuous where integrality is implied: S[s,o] (through T[s]) and R[s] (through the integer
+rack positions row).
 Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
 """
 
@@ -206,6 +215,8 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
     tier_sum = []
     port_cover = []
     optics_split = []
+    switch_count: list[tuple[Any, float]] = []
+    max_count = 0
     for o_index, o in enumerate(out_switches):
         sw = catalog.switches[o]
         port_gbps = sw.port_gbps or 1.0
@@ -213,11 +224,17 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
         max_ports = math.ceil(max_gbps / port_gbps - 1e-9)
         if max_ports == 0:
             continue
+        # Tiers up to the first that covers the site's most ports, less those too small for one unit.
+        min_ports = min((math.ceil(o_.scale_out_gbps / port_gbps - 1e-9) for o_ in sm.options if o_.scale_out_gbps > 0),
+                        default=0)
         tiers = []
         for t in range(1, MAX_TIERS + 1):
-            tiers.append(t)
+            if tier_capacity(k, t) >= min_ports:
+                tiers.append(t)
             if max_ports <= tier_capacity(k, t):
                 break
+        if not tiers:
+            continue
         # Ports per unit are whole for every option here -> N is whole at any vertex that matters; keep it
         # continuous (integer only when some option's ports per unit are fractional, for the ceil).
         whole = all(abs(o_.scale_out_gbps / port_gbps - round(o_.scale_out_gbps / port_gbps)) < 1e-9 for o_ in sm.options)
@@ -235,8 +252,12 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
             n_terms.append((ports, t))
             port_cover.append((ports, port_gbps))
         max_switches = math.ceil(max(switch_side_optics_per_port(t) for t in tiers) * max_ports / k)
-        s_var = prob.add_variable(f"S_{sm.index}_{o_index}", 0, max_switches, pulp.LpInteger)
+        # Continuous: zero unless one of this switch's tiers is chosen, then equal to the integer T[s].
+        s_var = prob.add_variable(f"S_{sm.index}_{o_index}", 0, max_switches, pulp.LpContinuous)
         sm.switches[o] = s_var
+        prob += lin([(s_var, 1)] + [(y, -max_switches) for y in y_o]) <= 0, f"switch_on_{sm.index}_{o_index}"
+        switch_count.append((s_var, 1))
+        max_count = max(max_count, max_switches)
         prob += (
             lin([(s_var, k)] + [(p, -switch_side_optics_per_port(t)) for p, t in n_terms]) >= 0,
             f"switches_{sm.index}_{o_index}",
@@ -258,6 +279,10 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
         sm.network_kw.extend((v, c * sw.optic_w / 1000) for v, c in optic_pairs)
         sm.capex.append((s_var, sw.unit_usd))
         sm.capex.extend((v, c * sw.optic_usd) for v, c in optic_pairs)
+    if switch_count:
+        # One switch type per site (one_fabric), so the one S[s,o] that may be non-zero is this integer.
+        total = prob.add_variable(f"T_{sm.index}", 0, max_count, pulp.LpInteger)
+        prob += lin(switch_count + [(total, -1)]) == 0, f"switch_count_{sm.index}"
     prob += lin(tier_sum) <= 1, f"one_fabric_{sm.index}"
     prob += lin(tier_sum) - units <= 0, f"fabric_if_used_{sm.index}"
     ref = min((c for _, c in port_cover), default=1.0)  # Gb/s of the smallest port: keeps coefficients near 1
@@ -309,9 +334,12 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
     """IT kW <= it_power; IT kW x PUE <= grid; compute + network racks <= rack positions."""
     catalog = model.catalog
     site = catalog.sites[sm.site]
-    racks_bound = sum(math.ceil(s.upBound * (catalog.switches[o].rack_units or 1) / RACK_UNITS_PER_RACK)
-                      for o, s in sm.switches.items())
-    sm.racks = prob.add_variable(f"R_{sm.index}", 0, racks_bound, pulp.LpInteger)
+    # R need not be integer: compute racks are whole and rack_positions is whole, so "compute racks + R <=
+    # positions" holds exactly when it holds with R rounded up, which is the plan's network racks. The
+    # elastic model keeps it integer, so that "needs N more positions" counts whole racks.
+    sm.racks = prob.add_variable(
+        f"R_{sm.index}", 0, None, pulp.LpInteger if model.elastic else pulp.LpContinuous
+    )
     ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(sm.switches.items())]
     prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.index}"
     # Network racks also hold their switches' power within the rack limit (fabric cooling, site).
