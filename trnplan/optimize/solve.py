@@ -221,7 +221,7 @@ def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
         gap = None  # type: ignore[assignment]
     if model_status == S.kOptimal:
         status = SolveStatus.OPTIMAL
-        gap = 0.0 if gap is None else min(gap, 0.0) if gap <= 1e-9 else gap
+        gap = 0.0 if gap is None or gap <= 1e-9 else gap  # proven: any gap left is rounding
     elif model_status == S.kInfeasible:
         status = SolveStatus.INFEASIBLE
     elif model_status in (S.kUnbounded, S.kUnboundedOrInfeasible):
