@@ -111,7 +111,7 @@ def test_csv_round_trips(plan: Plan) -> None:
 
 
 def test_csv_quotes_awkward_items() -> None:
-    line = BomLine("a", "rack", 'kit, "deluxe"\nv2', 2, 0.1, 0.2, 1.0, None)
+    line = BomLine("a", "rack", 'kit, "deluxe"\nv2', 2, 0.1, 0.2, it_kw=None, share=1.0)
     bom = Bom("s", [line], 0.2, 0.2)
     (row,) = list(csv.DictReader(io.StringIO(bom_to_csv(bom))))
     assert row["item"] == 'kit, "deluxe"\nv2'

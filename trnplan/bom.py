@@ -10,29 +10,15 @@ import io
 import json
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from trnplan.costs import cents
+from trnplan.costs import BomLine, cents
 from trnplan.errors import InputError
 from trnplan.plan import Plan, canon
 
 BOM_FORMAT = "trnplan-bom/1"
 CSV_FIELDS = ("site", "category", "item", "quantity", "unit_usd", "extended_usd", "share", "it_kw")
-
-
-@dataclass(frozen=True)
-class BomLine:
-    """One priced line: quantity x unit_usd = extended_usd (to the cent); share is of the plan's capex."""
-
-    site: str
-    category: str
-    item: str
-    quantity: float
-    unit_usd: float
-    extended_usd: float
-    share: float
-    it_kw: float | None = None
 
 
 @dataclass(frozen=True)
@@ -168,19 +154,7 @@ def bom_to_dict(bom: Bom) -> dict[str, Any]:
     return {
         "format": BOM_FORMAT,
         "scenario": bom.scenario,
-        "lines": [
-            {
-                "site": line.site,
-                "category": line.category,
-                "item": line.item,
-                "quantity": line.quantity,
-                "unit_usd": line.unit_usd,
-                "extended_usd": line.extended_usd,
-                "share": line.share,
-                "it_kw": line.it_kw,
-            }
-            for line in bom.lines
-        ],
+        "lines": [asdict(line) for line in bom.lines],
         "total_usd": bom.total_usd,
         "capex_usd": bom.capex_usd,
         "by_site": bom.by_site(),

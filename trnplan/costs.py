@@ -248,6 +248,8 @@ def scale_out_switches(catalog: Catalog, scenario: Scenario) -> list[str]:
 
 @dataclass(frozen=True)
 class BomLine:
+    """One priced line: quantity x unit_usd = extended_usd, to the cent; the BOM report sets `share`."""
+
     site: str
     category: str
     item: str
@@ -255,6 +257,7 @@ class BomLine:
     unit_usd: float
     extended_usd: float
     it_kw: float | None = None
+    share: float = 0.0
 
 
 @dataclass(frozen=True)

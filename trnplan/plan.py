@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -193,16 +193,9 @@ def plan_body(
             "colocation_usd_per_year": usd(s.colocation_usd_per_year),
             "utilization": s.utilization,
         }
+    # The plan keeps each line's figures; shares of capex belong to the BOM report.
     bom = [
-        {
-            "site": line.site,
-            "category": line.category,
-            "item": line.item,
-            "quantity": line.quantity,
-            "unit_usd": line.unit_usd,
-            "extended_usd": line.extended_usd,
-            **({"it_kw": line.it_kw} if line.it_kw is not None else {}),
-        }
+        {key: value for key, value in asdict(line).items() if key != "share" and value is not None}
         for line in evaluation.bom
     ]
     return totals, sites, bom
