@@ -3,6 +3,14 @@
 `portfolio_specs(n_sites, seed)` returns spec data (the same shape as YAML files) with the shipped
 chips, forms, switches and cooling, plus N sites with varied power, grid caps, cooling, density
 limits and prices, and one min-TCO scenario whose FP8 demand needs most of the sites.
+
+Demand is a share (`demand_share`, default 0.7) of the portfolio's capacity: the sum over sites of the
+FP8 PFLOPs the site's densest allowed option fits in its power, grid and rack positions (fabric
+ignored). With the shipped catalog that capacity is mostly AMD Helios racks in the liquid halls
+(8 PFLOPs per kW against ~2 for air-cooled racks), so a share of 0.7 fills the liquid halls past
+their cheap fabric tiers and spills into most air halls: about three sites in four carry compute.
+`demand_share=None` keeps the first rule (70% of the portfolio's power at ~1.6 kW per 2.5 PFLOPs),
+which Helios meets from under half of the sites.
 """
 
 from __future__ import annotations
@@ -16,8 +24,15 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 STATES = [  # (name, industrial USD/kWh), EIA 2023 state averages as in the shipped sites
-    ("va", 0.0892), ("tx", 0.0660), ("in", 0.0824), ("or", 0.0752), ("oh", 0.0703), ("ga", 0.0688), ("wa", 0.0635),
+    ("va", 0.0892),
+    ("tx", 0.0660),
+    ("in", 0.0824),
+    ("or", 0.0752),
+    ("oh", 0.0703),
+    ("ga", 0.0688),
+    ("wa", 0.0635),
 ]
+DEFAULT_SHARE = 0.7
 
 
 def shipped_catalog(spec_dir: Path | None = None) -> dict[str, Any]:
@@ -30,7 +45,34 @@ def shipped_catalog(spec_dir: Path | None = None) -> dict[str, Any]:
     return data
 
 
-def portfolio_specs(n_sites: int, seed: int = 0, chips: list[str] | None = None) -> dict[str, Any]:
+def _capacity_pflops(data: dict[str, Any], scenario_id: str) -> float:
+    """Sum over sites of the most FP8 PFLOPs one allowed option fits there (trnplan's own cost model)."""
+    import tempfile
+
+    from trnplan.costs import site_options
+    from trnplan.load import load_specs
+    from trnplan.optimize.model import option_upper_bound
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
+        catalog = load_specs([tmp])
+    scenario = catalog.scenarios[scenario_id]
+    total = 0.0
+    for site_id in sorted(scenario.sites):
+        options = site_options(catalog, scenario, site_id)
+        total += max(
+            (option_upper_bound(catalog, scenario, site_id, o) * o.fp8_pflops for o in options), default=0.0
+        )
+    return total
+
+
+def portfolio_specs(
+    n_sites: int,
+    seed: int = 0,
+    chips: list[str] | None = None,
+    demand_share: float | None = DEFAULT_SHARE,
+    objective: str = "min_tco",
+) -> dict[str, Any]:
     rng = random.Random(seed * 1_000_003 + n_sites)
     data = copy.deepcopy(shipped_catalog())
     coolings = sorted(data["cooling"])
@@ -47,7 +89,7 @@ def portfolio_specs(n_sites: int, seed: int = 0, chips: list[str] | None = None)
         else:
             cooling = coolings
         site: dict[str, Any] = {
-            "name": f"Synthetic site {i:03d}",
+            "name": f"Synthetic site {i:03d} ({state})",
             "it_power_mw": it_mw,
             "rack_positions": int(it_mw * rng.choice([8, 12, 16, 25])),
             "cooling": sorted(cooling),
@@ -64,12 +106,12 @@ def portfolio_specs(n_sites: int, seed: int = 0, chips: list[str] | None = None)
         sites[f"site-{i:03d}"] = site
         total_mw += it_mw
     data["sites"] = sites
-    # Demand sized to need most of the portfolio: ~70% of its power at ~1.6 kW per PFLOP-ish chip mix.
-    fp8_pflops = round(total_mw * 1000 * 0.7 / 1.6 * 2.5 / 1.0, -1)
+    scenario_id = f"portfolio-{n_sites}"
     scenario: dict[str, Any] = {
         "sites": sorted(sites),
-        "demand": {"fp8_pflops": fp8_pflops},
-        "objective": "min_tco",
+        # First rule: ~70% of the portfolio's power at ~1.6 kW per 2.5 PFLOPs (replaced below by default).
+        "demand": {"fp8_pflops": round(total_mw * 1000 * 0.7 / 1.6 * 2.5 / 1.0, -1)},
+        "objective": objective,
         "as_of": "2026-12",
         "horizon_years": 5,
         "cost_of_capital": 0.08,
@@ -78,13 +120,22 @@ def portfolio_specs(n_sites: int, seed: int = 0, chips: list[str] | None = None)
     }
     if chips:
         scenario["chips"] = chips
-    data["scenarios"] = {f"portfolio-{n_sites}": scenario}
+    data["scenarios"] = {scenario_id: scenario}
+    if demand_share is not None:
+        scenario["demand"] = {"fp8_pflops": round(demand_share * _capacity_pflops(data, scenario_id), -1)}
     return data
 
 
-def write_portfolio(n_sites: int, out_dir: Path, seed: int = 0, chips: list[str] | None = None) -> str:
+def write_portfolio(
+    n_sites: int,
+    out_dir: Path,
+    seed: int = 0,
+    chips: list[str] | None = None,
+    demand_share: float | None = DEFAULT_SHARE,
+    objective: str = "min_tco",
+) -> str:
     """Write the portfolio as one spec file in out_dir; return the scenario id."""
-    data = portfolio_specs(n_sites, seed, chips)
+    data = portfolio_specs(n_sites, seed, chips, demand_share, objective)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
     return f"portfolio-{n_sites}"

@@ -60,16 +60,20 @@ def value_of(expr: Any) -> float:
 
 
 def _solve_objective(
-    model: Model, solver: str, time_limit: float | None
+    model: Model, solver: str, time_limit: float | None, start_ratio: float = 0.0
 ) -> tuple[SolveResult, Decisions | None, int]:
-    """Solve the scenario's objective; max_perf_per_tco by Dinkelbach iterations of MILPs."""
+    """Solve the scenario's objective; max_perf_per_tco by Dinkelbach iterations of MILPs.
+
+    `start_ratio` (PFLOPs per USD of TCO) must be one that some feasible plan attains (or less): Dinkelbach
+    then starts there instead of at 0 and needs fewer MILPs.
+    """
     kind = model.scenario.objective
     if kind != "max_perf_per_tco":
         set_objective(model, kind)
         result = solve(model.prob, solver, time_limit)
         return result, (extract(model) if result.status.has_solution else None), 1
     # Dinkelbach: maximise perf - ratio x TCO; when the optimum of that is 0, `ratio` is the best PFLOPs/TCO.
-    ratio = 0.0
+    ratio = start_ratio
     best: tuple[float, SolveResult, Decisions] | None = None
     converged = False
     for iteration in range(1, MAX_DINKELBACH + 1):
@@ -173,9 +177,13 @@ def find_alternatives(
     scenario = catalog.scenarios[scenario_id]
     model = build_model(catalog, scenario_id)
     found = []
+    seeds: list[tuple[list[tuple[str, str]], float]] = []  # (choices, PFLOPs per USD) of plans found so far
     for kind, item in chosen_items(best):
         touched = _exclude(model, kind, item)
-        result, decisions, _iterations = _solve_objective(model, solver, time_limit)
+        # A plan found for an earlier exclusion that does not choose `item` is feasible here too: its ratio
+        # (a hair less, for rounding) is a valid Dinkelbach start.
+        start = max((r for items, r in seeds if (kind, item) not in items), default=0.0) * (1 - 1e-9)
+        result, decisions, _iterations = _solve_objective(model, solver, time_limit, start)
         for var, bound in touched:
             var.upBound = bound
         entry: dict[str, Any] = {"without": f"{kind} {item}"}
@@ -184,6 +192,8 @@ def find_alternatives(
             found.append((1, 0.0, entry))
             continue
         ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
+        if ev.totals["tco_usd"] > 0:
+            seeds.append((chosen_items(decisions), ev.totals["fp8_pflops"] / ev.totals["tco_usd"]))
         value = objective_value(scenario.objective, ev.totals)
         delta = (value - best_value) / best_value * 100 if best_value else 0.0
         entry.update(

@@ -12,7 +12,7 @@ Variables, per site s:
 
 Why few wide integers: at the root, HiGHS keeps up to 1,024 "lurking" reduced-cost bounds per general
 integer column with a wide domain, at a cost quadratic in their number (HighsRedcostFixing::addRootRedcost,
-68% of the root time of a 50-site portfolio before). Integer variables that the model does not need are
+82% of the root time of a 50-site portfolio before). Integer variables that the model does not need are
 therefore continuous where integrality is implied: S[s,o] (through T[s]) and R[s] (through the integer
 rack positions row).
 Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +31,9 @@ import pulp
 from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Scenario
 from trnplan.costs import (
     Option,
-    network_rack_limit_kw,
     all_options,
     make_option,
+    network_rack_limit_kw,
     opex_usd_per_kw_year,
     option_problems,
     scale_out_switches,
@@ -44,7 +45,7 @@ MONEY_SCALE = 1e-6  # the objective is in millions of USD: coefficients near 1, 
 HARD_REASONS = ("does not support", "not among the scenario's", "cooling's")
 
 
-def lin(pairs: list[tuple[Any, float]], constant: float = 0.0) -> pulp.LpAffineExpression:
+def lin(pairs: Iterable[tuple[Any, float]], constant: float = 0.0) -> pulp.LpAffineExpression:
     """A linear expression from (variable, coefficient) pairs, built in one go."""
     expr = pulp.LpAffineExpression(constant=constant)
     for var, coef in pairs:
@@ -132,8 +133,10 @@ def demand_units(scenario: Scenario, opt: Option) -> int:
 
 def supply_use(opt: Option, key: str) -> int:
     """Units of a supply-capped item one unit of the option consumes (scale-out switches aside)."""
-    return (opt.chips if opt.chip == key else 0) + (1 if opt.form == key else 0) + (
-        opt.scale_up_switches if opt.scale_up_switch == key else 0
+    return (
+        (opt.chips if opt.chip == key else 0)
+        + (1 if opt.form == key else 0)
+        + (opt.scale_up_switches if opt.scale_up_switch == key else 0)
     )
 
 
@@ -142,8 +145,13 @@ def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
     fabric load or capped supply, and no less of anything demanded or maximised."""
     if a.cooling != b.cooling:
         return False
-    le = [a.capex_usd <= b.capex_usd, a.it_kw <= b.it_kw, a.racks <= b.racks,
-          a.scale_out_gbps <= b.scale_out_gbps, a.endpoint_optics <= b.endpoint_optics]
+    le = [
+        a.capex_usd <= b.capex_usd,
+        a.it_kw <= b.it_kw,
+        a.racks <= b.racks,
+        a.scale_out_gbps <= b.scale_out_gbps,
+        a.endpoint_optics <= b.endpoint_optics,
+    ]
     le += [supply_use(a, key) <= supply_use(b, key) for key in scenario.supply]
     ge = [a.fp8_pflops >= b.fp8_pflops]
     for key in ("chips", "hbm_tb"):
@@ -151,7 +159,11 @@ def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
             ge.append(getattr(a, key) >= getattr(b, key))
     if not all(le) or not all(ge):
         return False
-    strictly = (a.capex_usd, a.it_kw, a.racks) != (b.capex_usd, b.it_kw, b.racks) or a.fp8_pflops != b.fp8_pflops
+    strictly = (a.capex_usd, a.it_kw, a.racks) != (
+        b.capex_usd,
+        b.it_kw,
+        b.racks,
+    ) or a.fp8_pflops != b.fp8_pflops
     return strictly or a.key < b.key
 
 
@@ -164,7 +176,9 @@ def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[S
     """Options per site (blocked ones too in elastic mode, unless physics forbids them)."""
     sites = []
     for s_index, site_id in enumerate(sorted(scenario.sites)):
-        options, blocked, upper = [], {}, []
+        options: list[Option] = []
+        blocked: dict[int, list[str]] = {}
+        upper: list[int] = []
         candidates = []
         for form_id, cooling_id, switch_id in all_options(catalog):
             why = option_problems(catalog, scenario, site_id, form_id, cooling_id, switch_id)
@@ -177,7 +191,9 @@ def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[S
         for opt, why in candidates:
             if elastic:
                 # enough units to meet the whole demand alone, whatever the limits say
-                bound = max(option_upper_bound(catalog, scenario, site_id, opt), demand_units(scenario, opt), 1)
+                bound = max(
+                    option_upper_bound(catalog, scenario, site_id, opt), demand_units(scenario, opt), 1
+                )
             else:
                 bound = option_upper_bound(catalog, scenario, site_id, opt)
             if bound <= 0:
@@ -192,7 +208,9 @@ def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[S
 
 def define_units(prob: pulp.LpProblem, sm: SiteModel) -> None:
     """n[s,i] in {0..U[s,i]}."""
-    sm.n = [prob.add_variable(f"n_{sm.index}_{i}", 0, sm.upper[i], pulp.LpInteger) for i in range(len(sm.options))]
+    sm.n = [
+        prob.add_variable(f"n_{sm.index}_{i}", 0, sm.upper[i], pulp.LpInteger) for i in range(len(sm.options))
+    ]
 
 
 def max_fabric_load(catalog: Catalog, sm: SiteModel) -> tuple[float, float]:
@@ -212,7 +230,7 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
     """Ports cover the site's scale-out bandwidth; one switch type and tier; switches >= (2t-1) N / k."""
     max_gbps, max_optics = max_fabric_load(catalog, sm)
     units = lin([(v, 1) for v in sm.n])
-    tier_sum = []
+    tier_sum: list[tuple[Any, float]] = []
     port_cover = []
     optics_split = []
     switch_count: list[tuple[Any, float]] = []
@@ -225,8 +243,10 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
         if max_ports == 0:
             continue
         # Tiers up to the first that covers the site's most ports, less those too small for one unit.
-        min_ports = min((math.ceil(o_.scale_out_gbps / port_gbps - 1e-9) for o_ in sm.options if o_.scale_out_gbps > 0),
-                        default=0)
+        min_ports = min(
+            (math.ceil(o_.scale_out_gbps / port_gbps - 1e-9) for o_ in sm.options if o_.scale_out_gbps > 0),
+            default=0,
+        )
         tiers = []
         for t in range(1, MAX_TIERS + 1):
             if tier_capacity(k, t) >= min_ports:
@@ -237,7 +257,10 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
             continue
         # Ports per unit are whole for every option here -> N is whole at any vertex that matters; keep it
         # continuous (integer only when some option's ports per unit are fractional, for the ceil).
-        whole = all(abs(o_.scale_out_gbps / port_gbps - round(o_.scale_out_gbps / port_gbps)) < 1e-9 for o_ in sm.options)
+        whole = all(
+            abs(o_.scale_out_gbps / port_gbps - round(o_.scale_out_gbps / port_gbps)) < 1e-9
+            for o_ in sm.options
+        )
         port_cat = pulp.LpContinuous if whole else pulp.LpInteger
         y_o = []
         n_terms = []
@@ -318,16 +341,19 @@ def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scena
         sm.capex.append((z, fixed))
         compute = [(v, o.it_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.cooling == q]
         if compute:
-            big_m = min(site.it_power_kw,
-                        sum(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True) if o.cooling == q))
+            big_m = min(
+                site.it_power_kw,
+                sum(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True) if o.cooling == q),
+            )
             prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.index}_{q_index}"
         if q == fabric_q:
             for (o, t), y in sorted(sm.y.items()):
                 sw = catalog.switches[o]
                 if sw.power_w > 0 or sw.optic_w > 0:
-                    prob += lin([(y, 1), (z, -1)]) <= 0, f"fabric_cooling_{sm.index}_{q_index}_{o}_{t}".replace(
-                        "-", "_"
-                    ).replace(".", "p")
+                    prob += (
+                        lin([(y, 1), (z, -1)]) <= 0,
+                        f"fabric_cooling_{sm.index}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p"),
+                    )
 
 
 def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> None:
@@ -344,26 +370,44 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
     prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.index}"
     # Network racks also hold their switches' power within the rack limit (fabric cooling, site).
     limit_kw = network_rack_limit_kw(catalog, model.scenario, sm.site)
-    prob += lin([(sm.racks, limit_kw)] + [(v, -c) for v, c in sm.network_rack_kw]) >= 0, f"netrackkw_{sm.index}"
-    rows = {
+    prob += (
+        lin([(sm.racks, limit_kw)] + [(v, -c) for v, c in sm.network_rack_kw]) >= 0,
+        f"netrackkw_{sm.index}",
+    )
+    rows: dict[str, tuple[list[tuple[Any, float]], float, str, str, float]] = {
         f"power_{sm.index}": (
-            [(v, c / 1000) for v, c in sm.compute_kw + sm.network_kw], site.it_power_mw, f"{sm.site} IT power", "MW", 1,
+            [(v, c / 1000) for v, c in sm.compute_kw + sm.network_kw],
+            site.it_power_mw,
+            f"{sm.site} IT power",
+            "MW",
+            1,
         ),
         f"positions_{sm.index}": (
             [(v, o.racks) for v, o in zip(sm.n, sm.options, strict=True)] + [(sm.racks, 1)],
-            site.rack_positions, f"{sm.site} rack positions", "positions", 1,
+            site.rack_positions,
+            f"{sm.site} rack positions",
+            "positions",
+            1,
         ),
     }
     if site.grid_power_mw is not None:
-        facility = [(v, c * catalog.cooling[q].pue / 1000) for q, pairs in sm.kw_by_cooling.items() for v, c in pairs]
+        facility = [
+            (v, c * catalog.cooling[q].pue / 1000) for q, pairs in sm.kw_by_cooling.items() for v, c in pairs
+        ]
         rows[f"grid_{sm.index}"] = (facility, site.grid_power_mw, f"{sm.site} grid power", "MW", 1)
     for name, (pairs, rhs, label, unit, per) in rows.items():
         add_capacity_row(prob, model, name, pairs, rhs, label, unit, per)
 
 
 def add_capacity_row(
-    prob: pulp.LpProblem, model: Model, name: str, pairs: list[tuple[Any, float]], rhs: float,
-    label: str, unit: str, per: float,
+    prob: pulp.LpProblem,
+    model: Model,
+    name: str,
+    pairs: list[tuple[Any, float]],
+    rhs: float,
+    label: str,
+    unit: str,
+    per: float,
 ) -> None:
     """sum(pairs) <= rhs; in elastic mode with a slack priced relative to the limit."""
     expr = lin(pairs)
@@ -432,7 +476,9 @@ def define_objective(prob: pulp.LpProblem, model: Model) -> None:
     if budget.capex_usd is not None:
         add_capacity_row(prob, model, "budget_capex", capex_pairs, budget.capex_usd, "capex budget", "USD", 1)
     if budget.tco_usd is not None:
-        add_capacity_row(prob, model, "budget_tco", list(model.tco.items()), budget.tco_usd, "TCO budget", "USD", 1)
+        add_capacity_row(
+            prob, model, "budget_tco", list(model.tco.items()), budget.tco_usd, "TCO budget", "USD", 1
+        )
 
 
 def build_model(catalog: Catalog, scenario_id: str, *, elastic: bool = False) -> Model:
@@ -442,7 +488,9 @@ def build_model(catalog: Catalog, scenario_id: str, *, elastic: bool = False) ->
     prob = pulp.LpProblem(f"trnplan_{scenario_id}".replace("-", "_").replace(".", "_"), sense)
     out_switches = scale_out_switches(catalog, scenario)
     sites = prepare_sites(catalog, scenario, elastic)
-    model = Model(prob, catalog, scenario, scenario_id, sites, out_switches, lin([]), lin([]), lin([]), elastic)
+    model = Model(
+        prob, catalog, scenario, scenario_id, sites, out_switches, lin([]), lin([]), lin([]), elastic
+    )
     for sm in sites:
         define_units(prob, sm)
         define_fabric(prob, catalog, sm, out_switches)
@@ -490,7 +538,7 @@ def set_elastic_objective(model: Model, unlock_weight: float, slack_weight: floa
     """Minimise relaxations: slacks relative to their limits, unlocks by count; demand shortfall last."""
     pairs: list[tuple[Any, float]] = []
     for _name, slack in sorted(model.slacks.items()):
-        weight = 1000.0 if slack.shortfall else slack_weight
+        weight = 1e6 if slack.shortfall else slack_weight  # unmet demand: only when nothing else can give
         pairs.append((slack.var, weight / max(slack.limit, 1.0)))
     pairs.extend((var, unlock_weight) for var, _ in model.unlocks.values())
     model.prob.sense = pulp.LpMinimize
@@ -526,4 +574,3 @@ def exclude_choices(model: Model, used: set[tuple[int, int]], fabrics: set[tuple
             pairs.extend((y, coef) for y in ys)
     model.cuts += 1
     model.prob += lin(pairs, constant) >= 1, f"nogood_{model.cuts}"
-
