@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import yaml
+from builders import base_specs
 from typer.testing import CliRunner
 
-from builders import base_specs
 from trnplan.cli import app
 
 ENV = {"NO_COLOR": "1", "COLUMNS": "120"}

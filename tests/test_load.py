@@ -501,4 +501,5 @@ def test_a_partial_entity_in_an_override_directory_says_why(tmp_path) -> None:
     (over / "c.yaml").write_text("chips:\n  trn3:\n    unit_usd: 9000\n")
     with pytest.raises(SpecError) as info:
         load_specs([base, over])
-    assert any("replaces the entity of an earlier --specs directory" in p.message for p in info.value.problems)
+    messages = [p.message for p in info.value.problems]
+    assert any("replaces the entity of an earlier --specs directory" in m for m in messages)
