@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from builders import base_specs, catalog_from_dict
@@ -129,3 +131,14 @@ def synthetic_plan(
         "economics": {"horizon_years": horizon_years},
     }
     return plan_from_dict(canon(data))
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in a test repository with a throwaway identity; its stdout."""
+    return subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout

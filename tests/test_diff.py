@@ -6,13 +6,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from plan_pairs import golden_pair, solved, synthetic_plan
+from plan_pairs import git, golden_pair, solved, synthetic_plan
 
 from trnplan.costs import crf
 from trnplan.diff import (
@@ -426,16 +425,6 @@ def test_percent_guardrail_on_a_new_scenario() -> None:
 
 
 # --- reading plans from git -----------------------------------------------------------------------------
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from plan_pairs import golden_pair
+from plan_pairs import git, golden_pair
 
 from trnplan.diff import MARKER
 from trnplan.plan import Plan, write_plan
@@ -20,16 +20,6 @@ from trnplan.plan import Plan, write_plan
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "plan_diff.py"
 SHELL = ROOT / "scripts" / "plan-diff.sh"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 def renamed(plan: Plan, scenario: str) -> Plan:
