@@ -27,31 +27,25 @@ class Decisions:
 
     deployments: tuple[Deployment, ...]
     scale_out: tuple[tuple[str, str], ...]
-    used: frozenset[tuple[int, int]]
-    fabrics: frozenset[tuple[int, str]]
 
 
 def extract(model: Model) -> Decisions:
     """Round the integer values and read which options and scale-out switch each site uses."""
     deployments = []
-    used = set()
-    fabrics = set()
     scale_out = []
     for sm in model.sites:
         site_units = 0
-        for i, (v, o) in enumerate(zip(sm.n, sm.options, strict=True)):
+        for v, o in zip(sm.n, sm.options, strict=True):
             units = round(v.value() or 0)
             if units > 0:
                 deployments.append(Deployment(sm.site, o.form, o.cooling, o.scale_up_switch, units))
-                used.add((sm.index, i))
                 site_units += units
         if site_units:
             chosen = sorted(o for (o, _t), y in sm.y.items() if round(y.value() or 0) == 1)
             if len(chosen) != 1:
                 raise SolverError(f"internal: site {sm.site} has chips but {len(chosen)} scale-out switches")
             scale_out.append((sm.site, chosen[0]))
-            fabrics.add((sm.index, chosen[0]))
-    return Decisions(tuple(sorted(deployments)), tuple(scale_out), frozenset(used), frozenset(fabrics))
+    return Decisions(tuple(sorted(deployments)), tuple(scale_out))
 
 
 def value_of(expr: Any) -> float:

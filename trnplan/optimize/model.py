@@ -105,8 +105,6 @@ class Model:
     elastic: bool = False
     slacks: dict[str, Slack] = field(default_factory=dict)
     unlocks: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name -> (binary, reason)
-    use: dict[tuple[int, int], Any] = field(default_factory=dict)  # alternatives: option used binaries
-    cuts: int = 0
 
 
 def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: Option) -> int:
@@ -543,34 +541,3 @@ def set_elastic_objective(model: Model, unlock_weight: float, slack_weight: floa
     pairs.extend((var, unlock_weight) for var, _ in model.unlocks.values())
     model.prob.sense = pulp.LpMinimize
     model.prob.setObjective(lin(pairs) + model.tco * 1e-9 * MONEY_SCALE)
-
-
-def option_use_binaries(model: Model) -> None:
-    """For alternatives: w[s,i] = 1 exactly when option i has units at site s."""
-    for sm in model.sites:
-        for i, v in enumerate(sm.n):
-            w = model.prob.add_variable(f"w_{sm.index}_{i}", 0, 1, pulp.LpBinary)
-            model.use[(sm.index, i)] = w
-            model.prob += lin([(v, 1), (w, -sm.upper[i])]) <= 0, f"use_hi_{sm.index}_{i}"
-            model.prob += lin([(v, 1), (w, -1)]) >= 0, f"use_lo_{sm.index}_{i}"
-
-
-def exclude_choices(model: Model, used: set[tuple[int, int]], fabrics: set[tuple[int, str]]) -> None:
-    """No-good cut: the next solution must differ in at least one option or scale-out switch used."""
-    pairs: list[tuple[Any, float]] = []
-    constant = 0.0
-    for key, w in sorted(model.use.items()):
-        if key in used:
-            pairs.append((w, -1.0))
-            constant += 1
-        else:
-            pairs.append((w, 1.0))
-    for sm in model.sites:
-        for o in sorted({o for o, _ in sm.y}):
-            ys = [y for (oo, _), y in sorted(sm.y.items()) if oo == o]
-            coef = -1.0 if (sm.index, o) in fabrics else 1.0
-            if coef < 0:
-                constant += 1
-            pairs.extend((y, coef) for y in ys)
-    model.cuts += 1
-    model.prob += lin(pairs, constant) >= 1, f"nogood_{model.cuts}"
