@@ -26,9 +26,6 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
-sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(REPO / "tests"))
 
 HIGHS_OPTIONS = {
     "mip_rel_gap": 0.0,
@@ -50,13 +47,14 @@ def worker(args: argparse.Namespace) -> None:
     HiGHS alone and, if asked, with CBC. Writes a JSON dict to args.json_out."""
     import resource
 
-    from portfolio import write_portfolio
+    from trnplan.testkit.portfolio import write_portfolio
 
     out: dict[str, Any] = {"sites": args.sites, "seed": args.seed, "objective": args.objective}
     t_import = time.perf_counter()
     import trnplan.optimize as opt
     from trnplan.errors import InfeasibleError, SolverError
     from trnplan.load import load_specs
+    from trnplan.plan import plan_scenario
 
     out["import_s"] = time.perf_counter() - t_import
     tmp = Path(tempfile.mkdtemp(prefix="trnplan-bench-"))
@@ -86,14 +84,15 @@ def worker(args: argparse.Namespace) -> None:
     opt.build_model, opt.solve = build, solve  # type: ignore[assignment]
     t = time.perf_counter()
     try:
-        plan = opt.optimize(catalog, scenario_id, time_limit=args.time_limit, alternatives=0)
+        plan = plan_scenario(catalog, scenario_id, time_limit=args.time_limit, alternatives=0)
+        assert plan.solver is not None and plan.objective is not None
         out.update(
-            status=plan.solver["status"],
-            mip_gap=plan.solver["mip_gap"],
-            objective_value=plan.objective["value"],
-            tco_usd=plan.totals["tco_usd"],
+            status=plan.solver.status,
+            mip_gap=plan.solver.mip_gap,
+            objective_value=plan.objective.value,
+            tco_usd=plan.totals.tco_usd,
             sites_used=len(plan.sites),
-            dinkelbach_iterations=plan.solver.get("dinkelbach_iterations"),
+            dinkelbach_iterations=plan.solver.dinkelbach_iterations,
         )
     except (SolverError, InfeasibleError) as exc:
         out.update(status=type(exc).__name__, error=str(exc)[:200])
@@ -266,6 +265,7 @@ def shipped_scenarios(repeats: int) -> list[dict[str, Any]]:
 def inprocess_breakdown(catalog: Any, scenario_id: str) -> dict[str, Any]:
     """Solves and solver time of one in-process `optimize` (default alternatives), to explain the e2e time."""
     import trnplan.optimize as opt
+    from trnplan.plan import plan_scenario
 
     log: list[float] = []
     real = opt.solve
@@ -279,17 +279,18 @@ def inprocess_breakdown(catalog: Any, scenario_id: str) -> dict[str, Any]:
     opt.solve = solve  # type: ignore[assignment]
     try:
         t = time.perf_counter()
-        plan = opt.optimize(catalog, scenario_id)
+        plan = plan_scenario(catalog, scenario_id)
         total = time.perf_counter() - t
     finally:
         opt.solve = real  # type: ignore[assignment]
+    assert plan.solver is not None
     return {
         "inprocess_s": total,
         "solves": len(log),
         "solver_s": sum(log),
         "alternatives": len(plan.alternatives),
-        "status": plan.solver["status"],
-        "dinkelbach_iterations": plan.solver.get("dinkelbach_iterations"),
+        "status": plan.solver.status,
+        "dinkelbach_iterations": plan.solver.dinkelbach_iterations,
     }
 
 
@@ -442,11 +443,10 @@ def tiny_world(seed: int) -> dict[str, Any]:
 
 
 def enumeration(count: int) -> dict[str, Any]:
-    from builders import catalog_from_dict
-    from oracle import best_plan
-
     from trnplan.errors import InfeasibleError
-    from trnplan.optimize import optimize
+    from trnplan.plan import plan_scenario
+    from trnplan.testkit.builders import catalog_from_dict
+    from trnplan.testkit.oracle import best_plan
 
     rows = []
     for seed in range(count):
@@ -456,7 +456,8 @@ def enumeration(count: int) -> dict[str, Any]:
         brute_s = time.perf_counter() - t
         t = time.perf_counter()
         try:
-            value: float | None = optimize(catalog, "p", alternatives=0).objective["value"]
+            objective = plan_scenario(catalog, "p", alternatives=0).objective
+            value: float | None = objective.value if objective else None
         except InfeasibleError:
             value = None
         milp_s = time.perf_counter() - t
@@ -487,20 +488,21 @@ def enumeration(count: int) -> dict[str, Any]:
 
 def dinkelbach(sizes: list[int], time_limit: float, share: float, seed: int) -> list[dict[str, Any]]:
     from trnplan.load import load_specs
-    from trnplan.optimize import optimize
+    from trnplan.plan import plan_scenario
 
     catalog = load_specs()
     rows = []
     for scenario_id in sorted(catalog.scenarios):
         if catalog.scenarios[scenario_id].objective == "max_perf_per_tco":
             t = time.perf_counter()
-            plan = optimize(catalog, scenario_id, alternatives=0)
+            plan = plan_scenario(catalog, scenario_id, alternatives=0)
+            assert plan.solver is not None
             rows.append(
                 {
                     "case": scenario_id,
-                    "iterations": plan.solver.get("dinkelbach_iterations"),
+                    "iterations": plan.solver.dinkelbach_iterations,
                     "seconds": time.perf_counter() - t,
-                    "status": plan.solver["status"],
+                    "status": plan.solver.status,
                 }
             )
     for n in sizes:
@@ -635,7 +637,6 @@ def targets(res: dict[str, Any]) -> list[dict[str, Any]]:
 
 def print_report(res: dict[str, Any]) -> None:
     from rich.console import Console
-    from rich.table import Table
 
     console = Console(width=160)
     m = res["machine"]
@@ -645,93 +646,16 @@ def print_report(res: dict[str, Any]) -> None:
     )
     if "cold_start" in res:
         cs = res["cold_start"]
-        t = Table(title="Cold start (median wall time)")
-        t.add_column("command")
-        t.add_column("ms", justify="right")
-        for name, seconds in cs["median_s"].items():
-            t.add_row(name, fmt(seconds * 1000, 0))
-        console.print(t)
+        console.print(cold_start_table(cs))
         console.print(
             f"--help / import typer {cs['help_vs_typer']:.2f}x, --help / python {cs['help_vs_python']:.2f}x, "
             f"show forms / import typer {cs['show_vs_typer']:.2f}x; --help imports "
             + ", ".join(k for k, v in cs["help_imports"].items() if v)
         )
     if res.get("scenarios"):
-        t = Table(title="Shipped scenarios: `trnplan optimize SCENARIO` end to end (subprocess, median)")
-        for col in (
-            "scenario",
-            "objective",
-            "e2e s",
-            "in-process s",
-            "solves",
-            "solver s",
-            "alternatives",
-            "Dinkelbach it.",
-            "status",
-        ):
-            t.add_column(col, justify="right" if col.endswith(("s", "it.")) else "left")
-        for r in res["scenarios"]:
-            t.add_row(
-                r["scenario"],
-                r["objective"],
-                fmt(r["e2e_s"]),
-                fmt(r["inprocess_s"]),
-                fmt(r["solves"]),
-                fmt(r["solver_s"]),
-                fmt(r["alternatives"]),
-                fmt(r["dinkelbach_iterations"]),
-                r["status"],
-            )
-        console.print(t)
+        console.print(scenarios_table(res["scenarios"]))
     if res.get("portfolio"):
-        t = Table(
-            title="Portfolios (min TCO, gap 0): trnplan `optimize` (no alternatives) "
-            "vs HiGHS on the exported MPS"
-        )
-        for col in (
-            "sites",
-            "vars",
-            "rows",
-            "int",
-            "build s",
-            "solve s",
-            "extract s",
-            "total s",
-            "status",
-            "gap",
-            "used",
-            "HiGHS MPS s",
-            "MPS status",
-            "overhead",
-            "MB",
-            "CBC s",
-            "CBC status",
-        ):
-            t.add_column(col, justify="left" if col in ("status", "MPS status", "CBC status") else "right")
-        for r in res["portfolio"]:
-            if r.get("status") == "crashed":
-                t.add_row(str(r["sites"]), *["-"] * 7, "crashed", *["-"] * 8)
-                continue
-            t.add_row(
-                str(r["sites"]),
-                fmt(r["variables"]),
-                fmt(r["constraints"]),
-                fmt(r["integer_variables"]),
-                fmt(r["build_s"]),
-                fmt(r["solve_s"]),
-                fmt(r["extract_s"]),
-                fmt(r["total_s"]),
-                r["status"],
-                fmt(r.get("mip_gap"), 6),
-                fmt(r.get("sites_used")),
-                fmt(r.get("highs_mps_s")),
-                str(r.get("highs_mps_status", "-")),
-                fmt(r.get("overhead_ratio")),
-                fmt(r["maxrss_mb"], 0),
-                fmt(r.get("cbc_s")),
-                str(r.get("cbc_status", "-")) + cbc_note(r),
-            )
-        console.print(t)
+        console.print(portfolio_table(res["portfolio"]))
     if res.get("enumeration"):
         e = res["enumeration"]
         console.print(
@@ -741,18 +665,125 @@ def print_report(res: dict[str, Any]) -> None:
             f"(brute / MILP {e['ratio']:.1f}x)"
         )
     if res.get("dinkelbach"):
-        t = Table(title="Dinkelbach (max_perf_per_tco)")
-        for col in ("case", "iterations", "s", "status"):
-            t.add_column(col)
-        for r in res["dinkelbach"]:
-            t.add_row(r["case"], fmt(r["iterations"]), fmt(r["seconds"]), str(r["status"]))
-        console.print(t)
+        console.print(dinkelbach_table(res["dinkelbach"]))
+    console.print(targets_table(res["targets"]))
+
+
+def cold_start_table(cs: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    t = Table(title="Cold start (median wall time)")
+    t.add_column("command")
+    t.add_column("ms", justify="right")
+    for name, seconds in cs["median_s"].items():
+        t.add_row(name, fmt(seconds * 1000, 0))
+    return t
+
+
+def scenarios_table(rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    t = Table(title="Shipped scenarios: `trnplan optimize SCENARIO` end to end (subprocess, median)")
+    for col in (
+        "scenario",
+        "objective",
+        "e2e s",
+        "in-process s",
+        "solves",
+        "solver s",
+        "alternatives",
+        "Dinkelbach it.",
+        "status",
+    ):
+        t.add_column(col, justify="right" if col.endswith(("s", "it.")) else "left")
+    for r in rows:
+        t.add_row(
+            r["scenario"],
+            r["objective"],
+            fmt(r["e2e_s"]),
+            fmt(r["inprocess_s"]),
+            fmt(r["solves"]),
+            fmt(r["solver_s"]),
+            fmt(r["alternatives"]),
+            fmt(r["dinkelbach_iterations"]),
+            r["status"],
+        )
+    return t
+
+
+def portfolio_table(rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    t = Table(
+        title="Portfolios (min TCO, gap 0): trnplan `optimize` (no alternatives) "
+        "vs HiGHS on the exported MPS"
+    )
+    for col in (
+        "sites",
+        "vars",
+        "rows",
+        "int",
+        "build s",
+        "solve s",
+        "extract s",
+        "total s",
+        "status",
+        "gap",
+        "used",
+        "HiGHS MPS s",
+        "MPS status",
+        "overhead",
+        "MB",
+        "CBC s",
+        "CBC status",
+    ):
+        t.add_column(col, justify="left" if col in ("status", "MPS status", "CBC status") else "right")
+    for r in rows:
+        if r.get("status") == "crashed":
+            t.add_row(str(r["sites"]), *["-"] * 7, "crashed", *["-"] * 8)
+            continue
+        t.add_row(
+            str(r["sites"]),
+            fmt(r["variables"]),
+            fmt(r["constraints"]),
+            fmt(r["integer_variables"]),
+            fmt(r["build_s"]),
+            fmt(r["solve_s"]),
+            fmt(r["extract_s"]),
+            fmt(r["total_s"]),
+            r["status"],
+            fmt(r.get("mip_gap"), 6),
+            fmt(r.get("sites_used")),
+            fmt(r.get("highs_mps_s")),
+            str(r.get("highs_mps_status", "-")),
+            fmt(r.get("overhead_ratio")),
+            fmt(r["maxrss_mb"], 0),
+            fmt(r.get("cbc_s")),
+            str(r.get("cbc_status", "-")) + cbc_note(r),
+        )
+    return t
+
+
+def dinkelbach_table(rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    t = Table(title="Dinkelbach (max_perf_per_tco)")
+    for col in ("case", "iterations", "s", "status"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["case"], fmt(r["iterations"]), fmt(r["seconds"]), str(r["status"]))
+    return t
+
+
+def targets_table(rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
     t = Table(title="Targets (issue 5)")
     for col in ("target", "figure", "met"):
         t.add_column(col)
-    for r in res["targets"]:
+    for r in rows:
         t.add_row(r["target"], r["figure"], "yes" if r["met"] else "[bold]NO[/]")
-    console.print(t)
+    return t
 
 
 def cbc_note(row: dict[str, Any]) -> str:
@@ -827,7 +858,7 @@ def markdown(res: dict[str, Any]) -> str:
     if res.get("enumeration"):
         e = res["enumeration"]
         lines += [
-            f"MILP vs exhaustive enumeration (tests/oracle.py `best_plan`): {len(e['instances'])} "
+            f"MILP vs exhaustive enumeration (trnplan/testkit/oracle.py `best_plan`): {len(e['instances'])} "
             "instances, all "
             f"objectives equal: {e['all_equal']}; median brute force {e['brute_median_s']:.3f} s, MILP "
             f"{e['milp_median_s']:.3f} s (brute / MILP {e['ratio']:.1f}x).",
@@ -847,7 +878,7 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="under a minute: small sizes, one repeat")
     p.add_argument(
@@ -875,46 +906,23 @@ def main() -> None:
     p.add_argument("--cbc-limit", type=float, default=0.0, help=argparse.SUPPRESS)
     p.add_argument("--objective", default="min_tco", help=argparse.SUPPRESS)
     p.add_argument("--json-out", help=argparse.SUPPRESS)
-    args = p.parse_args()
-    if args.worker:
-        worker(args)
-        return
-    if args.markdown:
-        print(markdown(json.loads(Path(args.markdown).read_text())), end="")
-        return
+    return p.parse_args()
+
+
+def run_sections(args: argparse.Namespace, res: dict[str, Any], sections: set[str]) -> None:
+    """Measure each asked-for section into `res`."""
     quick = args.quick
-    sizes = (
-        [int(s) for s in args.sizes.split(",")]
-        if args.sizes
-        else ([1, 5, 10] if quick else [1, 5, 10, 25, 50, 100])
-    )
-    repeats = args.repeats or (1 if quick else 3)
-    sections = (
-        set(args.only.split(","))
-        if args.only
-        else {"cold", "scenarios", "portfolio", "enumeration", "dinkelbach"}
-    )
-    res: dict[str, Any] = {
-        "mode": "quick" if quick else "full",
-        "machine": machine(),
-        "demand_share": args.demand_share,
-        "seed": args.seed,
-        "time_limit_s": args.time_limit,
-        "sizes": sizes,
-        "repeats": repeats,
-    }
-    started = time.perf_counter()
     if "cold" in sections:
         print("cold start...", file=sys.stderr, flush=True)
-        res["cold_start"] = cold_start(max(3, repeats) if quick else 7)
+        res["cold_start"] = cold_start(max(3, res["repeats"]) if quick else 7)
     if "scenarios" in sections:
         print("shipped scenarios...", file=sys.stderr, flush=True)
-        res["scenarios"] = shipped_scenarios(repeats)
+        res["scenarios"] = shipped_scenarios(res["repeats"])
     if "portfolio" in sections:
         print("portfolios...", file=sys.stderr, flush=True)
         res["portfolio"] = portfolio(
-            sizes,
-            repeats,
+            res["sizes"],
+            res["repeats"],
             args.time_limit,
             cbc_max=5 if quick else 25,
             cbc_limit=10.0 if quick else 60.0,
@@ -929,6 +937,38 @@ def main() -> None:
         res["dinkelbach"] = dinkelbach(
             [] if quick else [5, 10], args.time_limit, args.demand_share, args.seed
         )
+
+
+def main() -> None:
+    args = parse_args()
+    if args.worker:
+        worker(args)
+        return
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())), end="")
+        return
+    quick = args.quick
+    sizes = (
+        [int(s) for s in args.sizes.split(",")]
+        if args.sizes
+        else ([1, 5, 10] if quick else [1, 5, 10, 25, 50, 100])
+    )
+    sections = (
+        set(args.only.split(","))
+        if args.only
+        else {"cold", "scenarios", "portfolio", "enumeration", "dinkelbach"}
+    )
+    res: dict[str, Any] = {
+        "mode": "quick" if quick else "full",
+        "machine": machine(),
+        "demand_share": args.demand_share,
+        "seed": args.seed,
+        "time_limit_s": args.time_limit,
+        "sizes": sizes,
+        "repeats": args.repeats or (1 if quick else 3),
+    }
+    started = time.perf_counter()
+    run_sections(args, res, sections)
     res["targets"] = targets(res)
     res["machine"]["loadavg_end"] = os.getloadavg()
     res["bench_s"] = time.perf_counter() - started

@@ -1,17 +1,16 @@
-"""Plans for the bom and diff tests: solved from tiny catalogs (builders.py), plus synthetic plan dicts."""
+"""Plans for the bom and diff tests: solved from tiny catalogs (trnplan.testkit.builders), plus synthetic
+plans built from plan-file dicts."""
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from builders import base_specs, catalog_from_dict
-
-from trnplan.optimize import optimize
-from trnplan.plan import Plan, canon, plan_from_dict
+from trnplan.numbers import ECONOMICS_DIGITS, canon
+from trnplan.plan import Plan, SolverInfo, plan_from_dict, plan_scenario
+from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 FIXED_SOLVER = {"name": "HiGHS", "version": "1.x", "status": "optimal", "mip_gap": 0}
 
@@ -44,12 +43,13 @@ def head_specs() -> dict[str, dict[str, Any]]:
 @cache
 def solved(which: str) -> Plan:
     specs = {"base": base_specs, "head": head_specs}[which]()
-    return optimize(catalog_from_dict(specs), "s")
+    return plan_scenario(catalog_from_dict(specs), "s")
 
 
 def pinned(plan: Plan, digest: str) -> Plan:
     """The plan with a fixed solver and digest, so golden output does not move with highspy's version."""
-    return dataclasses.replace(plan, solver=dict(FIXED_SOLVER), inputs_digest=digest)
+    solver = SolverInfo.model_validate(FIXED_SOLVER)
+    return plan.model_copy(update={"solver": solver, "inputs_digest": digest})
 
 
 def golden_pair() -> tuple[Plan, Plan]:
@@ -72,9 +72,11 @@ def synthetic_plan(
     sites: dict[str, dict[str, Any]] = {}
     for (site, key), units in sorted(deployments.items()):
         form, cooling, switch = key.split("/")
+        switch_out = (scale_out or {}).get(site, "sw")
         section = sites.setdefault(
-            site, {"scale_out": {"switch": (scale_out or {}).get(site, "sw")}, "deployments": []}
+            site, {"cooling_used": [], "scale_out": {"switch": switch_out}, "deployments": []}
         )
+        section["cooling_used"] = sorted({*section["cooling_used"], cooling})
         section["deployments"].append(
             {
                 "form": form,
@@ -124,13 +126,21 @@ def synthetic_plan(
         "scenario": scenario,
         "inputs_digest": "sha256:" + "0" * 64,
         "solver": dict(FIXED_SOLVER),
-        "objective": {"kind": "min_tco", "value": tco_cents / 100},
+        "objective": {"kind": "min_tco", "value": tco_cents / 100, "unit": "USD"},
         "totals": totals,
         "sites": sites,
         "bom": lines,
-        "economics": {"horizon_years": horizon_years},
     }
-    return plan_from_dict(canon(data))
+    # full precision, as plan files keep economics: capex x tco_per_capex_usd must give the TCO to the dollar
+    economics = {
+        "horizon_years": horizon_years,
+        "cost_of_capital": 0,
+        "crf": capex_factor / horizon_years,
+        "maintenance_rate": 0,
+        "utilization": 1,
+        "tco_per_capex_usd": capex_factor,
+    }
+    return plan_from_dict({**canon(data), "economics": canon(economics, ECONOMICS_DIGITS)})
 
 
 def git(repo: Path, *args: str) -> str:

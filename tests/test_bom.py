@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 
 import pytest
-from builders import base_specs, catalog_from_dict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from plan_pairs import head_specs, solved
 
-from trnplan.bom import CSV_FIELDS, Bom, BomLine, bom_to_csv, bom_to_json, bom_to_markdown, build_bom, cents
+from trnplan.bom import CSV_FIELDS, Bom, bom_to_csv, bom_to_json, bom_to_markdown, build_bom
 from trnplan.errors import InputError
-from trnplan.optimize import optimize
-from trnplan.plan import Plan
+from trnplan.numbers import cents
+from trnplan.plan import BomLine, Plan, plan_from_dict, plan_scenario
+from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 
 def _variant(name: str) -> Plan:
@@ -35,7 +34,7 @@ def _variant(name: str) -> Plan:
         d["cooling"]["air"]["capex_usd_per_kw"] = 99.99
     elif name == "two-sites":
         d = head_specs()
-    return optimize(catalog_from_dict(d), "s")
+    return plan_scenario(catalog_from_dict(d), "s")
 
 
 VARIANTS = ["base", "cents", "fractional-kw", "fit-out", "two-sites"]
@@ -48,7 +47,7 @@ def plan(request: pytest.FixtureRequest) -> Plan:
 
 def test_total_equals_capex_exactly(plan: Plan) -> None:
     bom = build_bom(plan)
-    assert cents(bom.total_usd) == cents(plan.totals["capex_usd"])
+    assert cents(bom.total_usd) == cents(plan.totals.capex_usd)
     assert bom.total_usd == bom.capex_usd
     assert sum(cents(line.extended_usd) for line in bom.lines) == cents(bom.capex_usd)
     assert len(bom.lines) == len(plan.bom)
@@ -58,8 +57,8 @@ def test_lines_sorted_and_shares(plan: Plan) -> None:
     bom = build_bom(plan)
     keys = [(line.site, line.category, line.item) for line in bom.lines]
     assert keys == sorted(keys)
-    assert all(0 <= line.share <= 1 for line in bom.lines)
-    assert sum(line.share for line in bom.lines) == pytest.approx(1, abs=1e-5)
+    assert all(0 <= bom.share(line) <= 1 for line in bom.lines)
+    assert sum(bom.share(line) for line in bom.lines) == pytest.approx(1, abs=1e-5)
     assert all(line.it_kw is None or line.category == "cooling" for line in bom.lines)
 
 
@@ -89,11 +88,11 @@ def test_total_equals_capex_for_generated_prices(
     for cooling in d["cooling"].values():
         cooling["capex_usd_per_kw"] = kw_cents / 100
     d["scenarios"]["s"]["demand"] = {"chips": chips}
-    plan = optimize(catalog_from_dict(d), "s", alternatives=0)
+    plan = plan_scenario(catalog_from_dict(d), "s", alternatives=0)
     bom = build_bom(plan)
-    assert cents(bom.total_usd) == cents(plan.totals["capex_usd"])
+    assert cents(bom.total_usd) == cents(plan.totals.capex_usd)
     rows = list(csv.DictReader(io.StringIO(bom_to_csv(bom))))
-    assert sum(cents(float(r["extended_usd"])) for r in rows) == cents(plan.totals["capex_usd"])
+    assert sum(cents(float(r["extended_usd"])) for r in rows) == cents(plan.totals.capex_usd)
 
 
 def test_csv_round_trips(plan: Plan) -> None:
@@ -105,17 +104,20 @@ def test_csv_round_trips(plan: Plan) -> None:
     for row, line in zip(rows, bom.lines, strict=True):
         assert tuple(row) == CSV_FIELDS
         assert (row["site"], row["category"], row["item"]) == (line.site, line.category, line.item)
-        for key in ("quantity", "unit_usd", "extended_usd", "share"):
+        for key in ("quantity", "unit_usd", "extended_usd"):
             assert float(row[key]) == getattr(line, key)
+        assert float(row["share"]) == bom.share(line)
         assert (float(row["it_kw"]) if row["it_kw"] else None) == line.it_kw
 
 
 def test_csv_quotes_awkward_items() -> None:
-    line = BomLine("a", "rack", 'kit, "deluxe"\nv2', 2, 0.1, 0.2, it_kw=None, share=1.0)
+    item = 'kit, "deluxe"\nv2'
+    line = BomLine(site="a", category="rack", item=item, quantity=2, unit_usd=0.1, extended_usd=0.2)
     bom = Bom("s", [line], 0.2, 0.2)
     (row,) = list(csv.DictReader(io.StringIO(bom_to_csv(bom))))
     assert row["item"] == 'kit, "deluxe"\nv2'
     assert float(row["unit_usd"]) == 0.1 and float(row["extended_usd"]) == 0.2
+    assert float(row["share"]) == 1.0
 
 
 def test_json_shape(plan: Plan) -> None:
@@ -124,7 +126,7 @@ def test_json_shape(plan: Plan) -> None:
     data = json.loads(text)
     assert data["format"] == "trnplan-bom/1"
     assert data["scenario"] == plan.scenario
-    assert cents(data["total_usd"]) == cents(plan.totals["capex_usd"])
+    assert cents(data["total_usd"]) == cents(plan.totals.capex_usd)
     assert list(data) == sorted(data)
     keys = {"site", "category", "item", "quantity", "unit_usd", "extended_usd", "share", "it_kw"}
     assert all(set(line) == keys for line in data["lines"])
@@ -145,13 +147,14 @@ def test_markdown_has_subtotals_and_total() -> None:
     assert lines[-1] == "Total equals the plan's capex: $1,168,400.00."
 
 
-def _with_bom(plan: Plan, bom: list[dict], **totals: float) -> Plan:
-    return dataclasses.replace(plan, bom=bom, totals={**plan.totals, **totals})
+def _with_bom(plan: Plan, bom: list[BomLine], **totals: float) -> Plan:
+    """The plan with other BOM lines and totals, unchecked (as a library caller could build it)."""
+    return plan.model_copy(update={"bom": bom, "totals": plan.totals.model_copy(update=totals)})
 
 
 def test_corrupt_total_is_an_input_error() -> None:
     plan = solved("base")
-    bad = _with_bom(plan, plan.bom, capex_usd=plan.totals["capex_usd"] + 0.01)
+    bad = _with_bom(plan, plan.bom, capex_usd=plan.totals.capex_usd + 0.01)
     with pytest.raises(
         InputError, match=r"BOM lines sum to \$645,000.00 but totals.capex_usd is \$645,000.01"
     ):
@@ -160,26 +163,26 @@ def test_corrupt_total_is_an_input_error() -> None:
 
 def test_mispriced_line_is_an_input_error() -> None:
     plan = solved("base")
-    lines = [dict(line) for line in plan.bom]
-    lines[0]["extended_usd"] += 5
+    lines = list(plan.bom)
+    lines[0] = lines[0].model_copy(update={"extended_usd": lines[0].extended_usd + 5})
     with pytest.raises(InputError, match=r"bom\[0\] \(X \(x\)\).*not the extended"):
-        build_bom(_with_bom(plan, lines, capex_usd=plan.totals["capex_usd"] + 5))
+        build_bom(_with_bom(plan, lines, capex_usd=plan.totals.capex_usd + 5))
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"quantity": "many"}, "quantity must be a number"),
-        ({"site": None}, "site must be a non-empty string"),
-        ({"extended_usd": float("nan")}, "extended_usd must be a number"),
+        ({"quantity": "many"}, r"bom\.0\.quantity: Input should be a valid number"),
+        ({"site": None}, r"bom\.0\.site: Input should be a valid string"),
+        ({"extended_usd": float("nan")}, r"bom\.0\.extended_usd: Input should be a finite number"),
     ],
 )
 def test_malformed_line_is_an_input_error(change: dict, message: str) -> None:
-    plan = solved("base")
-    lines = [dict(line) for line in plan.bom]
-    lines[0].update(change)
+    """A malformed line never reaches build_bom: the plan reader refuses it, naming the line and field."""
+    data = solved("base").to_dict()
+    data["bom"][0].update(change)
     with pytest.raises(InputError, match=message):
-        build_bom(_with_bom(plan, lines))
+        plan_from_dict(data, "s.yaml")
 
 
 def test_empty_bom() -> None:

@@ -289,16 +289,16 @@ def test_every_scenario_site_has_options(catalog: Catalog) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario_id", ["trn3-100k", "moe-144", "perf-per-tco", "max-perf-1b"])
 def test_shipped_scenarios_are_feasible(catalog: Catalog, scenario_id: str) -> None:
-    from trnplan.check import check_plan
-    from trnplan.optimize import optimize
+    from trnplan.plan import plan_scenario
+    from trnplan.plan.check import check_plan
 
-    plan = optimize(catalog, scenario_id, alternatives=0)
+    plan = plan_scenario(catalog, scenario_id, alternatives=0)
     assert check_plan(plan, catalog) == []
     scenario = catalog.scenarios[scenario_id]
     if scenario.demand.chips:
-        assert plan.totals["chips"] >= scenario.demand.chips
+        assert plan.totals.chips >= scenario.demand.chips
     if scenario.demand.fp8_pflops:
-        assert plan.totals["fp8_pflops"] >= scenario.demand.fp8_pflops
+        assert plan.totals.fp8_pflops >= scenario.demand.fp8_pflops
 
 
 def test_shipped_scenario_ids(catalog: Catalog) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import yaml
-from builders import base_specs
 from typer.testing import CliRunner
 
 from trnplan.cli import app
+from trnplan.testkit.builders import base_specs
 
 ENV = {"NO_COLOR": "1", "COLUMNS": "120"}
 
@@ -39,3 +39,40 @@ def test_a_changed_figure_is_drift(tmp_path) -> None:
     result = CliRunner().invoke(app, ["optimize", "s", "--check", *args], env=ENV)
     assert result.exit_code == 1, result.output
     assert "out of date" in result.output
+
+
+# --- the library behind it: trnplan.drift ------------------------------------------------------------
+
+
+def test_drift_states_as_typed_results(tmp_path) -> None:
+    from trnplan.drift import DriftState, check_drift, stale_plans
+    from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK
+
+    plan_file, _ = _setup(tmp_path)
+    fresh = plan_file.read_text()
+    same = check_drift(fresh, plan_file)
+    assert (same.state, same.diff, same.exit_code) == (DriftState.UP_TO_DATE, [], EXIT_OK)
+
+    missing = check_drift(fresh, tmp_path / "plans" / "nope.yaml")
+    assert (missing.state, missing.exit_code) == (DriftState.MISSING, EXIT_DIFFERENT)
+
+    plan_file.write_text(fresh.replace("  version: ", "  version: 0.0.0-other-", 1))
+    other = check_drift(fresh, str(plan_file))
+    assert other.state is DriftState.OTHER_SOLVER_BUILD and other.exit_code == EXIT_OK
+    assert other.versions is not None and other.versions[0].startswith("0.0.0-other-")
+
+    data = yaml.safe_load(fresh)
+    data["binding"] = ["something else"]
+    plan_file.write_text(yaml.safe_dump(data, sort_keys=True))
+    drift = check_drift(fresh, plan_file)
+    assert (drift.state, drift.exit_code) == (DriftState.OUT_OF_DATE, EXIT_DIFFERENT)
+    assert drift.diff[0] == f"--- {plan_file} (on disk)" and "-- something else" in drift.diff
+
+    plan_file.write_text("chips: {}\n")
+    bad = check_drift(fresh, plan_file)
+    assert (bad.state, bad.exit_code) == (DriftState.UNREADABLE, EXIT_INVALID)
+    assert "not a trnplan plan file" in str(bad.error)
+
+    (tmp_path / "plans" / "gone.yaml").write_text(fresh)
+    assert stale_plans(tmp_path / "plans", ["s"]) == [tmp_path / "plans" / "gone.yaml"]
+    assert stale_plans(tmp_path / "no-such-folder", ["s"]) == []

@@ -2,8 +2,8 @@
 colourless console (NO_COLOR=1, COLUMNS=120).
 
 Most tests run on the builders' tiny world written to `tmp_path/specs/` (chip x, forms air8 and liq16,
-site a, scenario s: 64 chips). Its optimum, worked out in tests/builders.py: four liq16 racks (64 chips,
-72 kW), capex $645,000 (64 x $10,000 chips + 4 x $1,000 kits + one $1,000 switch), TCO $800,779.20.
+site a, scenario s: 64 chips). Its optimum, worked out in trnplan/testkit/builders.py: four liq16 racks
+(64 chips, 72 kW), capex $645,000 (64 x $10,000 chips + 4 x $1,000 kits + one $1,000 switch), TCO $800,779.20.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from builders import base_specs
 from typer.testing import CliRunner
 
 from trnplan.cli import app
 from trnplan.errors import EXIT_DIFFERENT, EXIT_INFEASIBLE, EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from trnplan.testkit.builders import base_specs
 
 REPO = Path(__file__).resolve().parents[1]
 BAD_SPECS = REPO / "tests" / "fixtures" / "bad_specs"
@@ -484,15 +484,15 @@ def _unproven(plan_file: Path):
     from trnplan.plan import read_plan
 
     plan = read_plan(plan_file)
-    solver = {**plan.solver, "status": "feasible", "mip_gap": 0.0123}
-    return type(plan)(**{**plan.__dict__, "solver": solver})
+    solver = plan.solver.model_copy(update={"status": "feasible", "mip_gap": 0.0123})
+    return plan.model_copy(update={"solver": solver})
 
 
 def test_optimize_unproven_plan_is_written_with_a_loud_warning(world, solved, monkeypatch) -> None:
-    import trnplan.optimize
+    import trnplan.plan.build
 
     plan = _unproven(solved / "plans" / "s.yaml")
-    monkeypatch.setattr(trnplan.optimize, "optimize", lambda *a, **k: plan)
+    monkeypatch.setattr(trnplan.plan.build, "plan_scenario", lambda *a, **k: plan)
     r = run("optimize", "s", "--time-limit", "1")
     assert r.exit_code == EXIT_OK
     assert "NOT proven optimal" in r.stderr and "1.2%" in r.stderr
@@ -501,13 +501,13 @@ def test_optimize_unproven_plan_is_written_with_a_loud_warning(world, solved, mo
 
 
 def test_optimize_solver_failure_exits_5(world, monkeypatch) -> None:
-    import trnplan.optimize
+    import trnplan.plan.build
     from trnplan.errors import EXIT_SOLVER, SolverError
 
     def fail(*args, **kwargs):
         raise SolverError("the HiGHS solver stopped at the time limit (1 s) with no feasible plan")
 
-    monkeypatch.setattr(trnplan.optimize, "optimize", fail)
+    monkeypatch.setattr(trnplan.plan.build, "plan_scenario", fail)
     r = run("optimize", "s")
     assert r.exit_code == EXIT_SOLVER
     assert "no feasible plan" in r.stderr
@@ -515,19 +515,19 @@ def test_optimize_solver_failure_exits_5(world, monkeypatch) -> None:
 
 
 def test_interrupt_exits_130_and_a_bug_exits_1_in_one_line(world, monkeypatch) -> None:
-    import trnplan.optimize
+    import trnplan.plan.build
 
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(trnplan.optimize, "optimize", interrupt)
+    monkeypatch.setattr(trnplan.plan.build, "plan_scenario", interrupt)
     r = run("optimize", "s")
     assert r.exit_code == 130 and r.stderr.strip() == "interrupted"
 
     def bug(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(trnplan.optimize, "optimize", bug)
+    monkeypatch.setattr(trnplan.plan.build, "plan_scenario", bug)
     r = run("optimize", "s")
     assert r.exit_code == 1
     assert r.stderr.startswith("internal error: ZeroDivisionError: division by zero")

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import base_specs, catalog_from_dict
 
 from trnplan.catalog import Catalog
 from trnplan.costs import (
     Deployment,
-    cents,
+    Reason,
     crf,
     evaluate,
     make_option,
@@ -23,6 +22,8 @@ from trnplan.costs import (
     option_problems,
     tco_per_capex_usd,
 )
+from trnplan.numbers import cents
+from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 
 def catalog(data: dict[str, Any]) -> Catalog:
@@ -109,17 +110,44 @@ def test_option_problems_names_each_reason() -> None:
     data["scenarios"]["s"].update(as_of="2026-06", min_domain_chips=32)
     cat = catalog(data)
     why = option_problems(cat, cat.scenarios["s"], "a", "liq16", "liquid", "up")
-    assert why == [
+    assert [str(r) for r in why] == [
         "site a has no liquid cooling",
         "form liq16 has 16-chip domains, under min_domain_chips 32",
         "switch up is available from 2027-01, after as_of 2026-06",
         "a liq16 rack draws 18 kW, over site a's 15 kW per rack",
     ]
-    assert option_problems(cat, cat.scenarios["s"], "a", "air8", "liquid", "none") == [
+    assert [str(r) for r in option_problems(cat, cat.scenarios["s"], "a", "air8", "liquid", "none")] == [
         "form air8 does not support liquid cooling",
         "site a has no liquid cooling",
         "form air8 has 8-chip domains, under min_domain_chips 32",
     ]
+
+
+def test_option_problems_are_hard_only_where_no_relaxation_could_allow_the_option() -> None:
+    """liq16 with air cooling at a liquid-only site, every filter against it: what the specs of the form,
+    the cooling and the scenario's own choice rule out is hard (an infeasibility explanation must not
+    offer to lift it); what the site, the dates and the domain size rule out is soft."""
+    data = base_specs()
+    data["chips"]["x"]["available_from"] = "2027-01"
+    data["cooling"]["air"]["max_rack_kw"] = 17
+    data["sites"]["a"].update(cooling=["liquid"], max_rack_kw=15)
+    data["switches"]["up"]["available_from"] = "2027-01"
+    data["scenarios"]["s"].update(as_of="2026-06", min_domain_chips=32, forms=["air8"], chips=["y"])
+    cat = catalog(data)
+    why = option_problems(cat, cat.scenarios["s"], "a", "liq16", "air", "up")
+    assert [(r.text, r.hard) for r in why] == [
+        ("form liq16 is not among the scenario's forms", True),
+        ("chip x is not among the scenario's chips", True),
+        ("chip x is available from 2027-01, after as_of 2026-06", False),
+        ("form liq16 does not support air cooling", True),
+        ("site a has no air cooling", False),
+        ("site a has no air cooling for the scale-out network (fabric.cooling)", False),
+        ("form liq16 has 16-chip domains, under min_domain_chips 32", False),
+        ("switch up is available from 2027-01, after as_of 2026-06", False),
+        ("a liq16 rack draws 18 kW, over air cooling's 17 kW", True),
+        ("a liq16 rack draws 18 kW, over site a's 15 kW per rack", False),
+    ]
+    assert all(isinstance(r, Reason) and str(r) == r.text for r in why)
 
 
 # --- a whole deployment ---------------------------------------------------------------------------
@@ -139,19 +167,19 @@ def test_tco_of_a_hand_computed_deployment() -> None:
     cat = catalog(with_economics(base_specs()))
     ev = evaluate(cat, cat.scenarios["s"], [Deployment("a", "liq16", "liquid", "up", 2)], {"a": "sw"})
     t = ev.totals
-    assert t["capex_usd"] == 323_000
-    assert t["it_power_kw"] == pytest.approx(36)
-    assert t["facility_power_kw"] == pytest.approx(39.6)
-    assert t["energy_usd_per_year"] == pytest.approx(27_751.68)
-    assert t["colocation_usd_per_year"] == pytest.approx(43_200)
-    assert t["maintenance_usd_per_year"] == pytest.approx(9_690)
-    assert t["opex_usd_per_year"] == pytest.approx(80_641.68)
-    assert cents(t["tco_usd"]) == 82_924_133
-    assert t["tco_usd"] == pytest.approx(5 * (t["capex_usd"] * crf(0.10, 5) + t["opex_usd_per_year"]))
-    assert (t["chips"], t["units"], t["domains"], t["racks"], t["network_racks"]) == (32, 2, 2, 2, 1)
-    assert t["fp8_pflops"] == pytest.approx(32)
-    assert t["usd_per_pflop_hour"] == pytest.approx(829_241.3314835 / (32 * 8760 * 5))
-    assert t["usd_per_chip_hour"] == pytest.approx(829_241.3314835 / (32 * 8760 * 5))
+    assert t.capex_usd == 323_000
+    assert t.it_power_kw == pytest.approx(36)
+    assert t.facility_power_kw == pytest.approx(39.6)
+    assert t.energy_usd_per_year == pytest.approx(27_751.68)
+    assert t.colocation_usd_per_year == pytest.approx(43_200)
+    assert t.maintenance_usd_per_year == pytest.approx(9_690)
+    assert t.opex_usd_per_year == pytest.approx(80_641.68)
+    assert cents(t.tco_usd) == 82_924_133
+    assert t.tco_usd == pytest.approx(5 * (t.capex_usd * crf(0.10, 5) + t.opex_usd_per_year))
+    assert (t.chips, t.units, t.domains, t.racks, t.network_racks) == (32, 2, 2, 2, 1)
+    assert t.fp8_pflops == pytest.approx(32)
+    assert t.usd_per_pflop_hour == pytest.approx(829_241.3314835 / (32 * 8760 * 5))
+    assert t.usd_per_chip_hour == pytest.approx(829_241.3314835 / (32 * 8760 * 5))
 
 
 def test_opex_is_energy_plus_colocation_plus_maintenance() -> None:
@@ -183,14 +211,14 @@ def test_opex_is_energy_plus_colocation_plus_maintenance() -> None:
     assert b.energy_usd_per_year == pytest.approx(10_512)
     assert a.colocation_usd_per_year == pytest.approx(33_600)
     assert b.colocation_usd_per_year == pytest.approx(12_000)
-    assert (a.capex_usd, b.capex_usd, t["capex_usd"]) == (243_000, 163_000, 406_000)
+    assert (a.capex_usd, b.capex_usd, t.capex_usd) == (243_000, 163_000, 406_000)
     assert a.cooling_used == ["air", "liquid"]
     assert b.cooling_used == ["air"]
-    assert t["energy_usd_per_year"] == pytest.approx(34_899.84)
-    assert t["colocation_usd_per_year"] == pytest.approx(45_600)
-    assert t["maintenance_usd_per_year"] == pytest.approx(12_180)
-    assert t["opex_usd_per_year"] == pytest.approx(92_679.84)
-    assert a.opex_usd_per_year + b.opex_usd_per_year == pytest.approx(t["opex_usd_per_year"])
+    assert t.energy_usd_per_year == pytest.approx(34_899.84)
+    assert t.colocation_usd_per_year == pytest.approx(45_600)
+    assert t.maintenance_usd_per_year == pytest.approx(12_180)
+    assert t.opex_usd_per_year == pytest.approx(92_679.84)
+    assert a.opex_usd_per_year + b.opex_usd_per_year == pytest.approx(t.opex_usd_per_year)
 
 
 def test_rack_side_optics_priced_at_the_scale_out_switch() -> None:
@@ -209,7 +237,7 @@ def test_rack_side_optics_priced_at_the_scale_out_switch() -> None:
     assert fab.it_power_kw == pytest.approx(0.128)
     optics = [line for line in ev.bom if line.category == "optics"]
     assert [(line.quantity, line.unit_usd, line.extended_usd) for line in optics] == [(64, 10, 640)]
-    assert ev.totals["capex_usd"] == 323_640
+    assert ev.totals.capex_usd == 323_640
     assert ev.sites["a"].it_power_kw == pytest.approx(36.128)
 
 
@@ -235,7 +263,7 @@ def test_bom_lines_sum_to_capex_to_the_cent() -> None:
     ev = evaluate(cat, cat.scenarios["s"], [Deployment("a", "air8", "air", "none", 1)], {"a": "sw"})
     for line in ev.bom:
         assert cents(line.extended_usd) == cents(line.quantity * line.unit_usd)
-    assert sum(cents(line.extended_usd) for line in ev.bom) == cents(ev.totals["capex_usd"]) == 1_199_999
+    assert sum(cents(line.extended_usd) for line in ev.bom) == cents(ev.totals.capex_usd) == 1_199_999
 
 
 def test_site_capex_equals_its_bom_lines_to_the_cent() -> None:
@@ -263,7 +291,7 @@ def test_bom_with_fractional_cooling_kw() -> None:
     assert cooling[0].quantity == pytest.approx(10.092)
     assert cooling[0].it_kw == pytest.approx(10.092)
     assert cooling[0].extended_usd == 78.41
-    assert ev.totals["capex_usd"] == 244_078.41
+    assert ev.totals.capex_usd == 244_078.41
     assert sum(cents(line.extended_usd) for line in ev.bom) == 24_407_841
 
 
@@ -283,7 +311,7 @@ def test_bom_merges_equal_lines_across_deployments() -> None:
     assert by_item["up (up)"] == 2
     assert by_item["up2 (up2)"] == 1
     assert by_item["liquid cooling capacity, kW (liquid)"] == 54
-    assert ev.totals["capex_usd"] == 3 * 161_000 + 50 + 1_000
+    assert ev.totals.capex_usd == 3 * 161_000 + 50 + 1_000
 
 
 # --- one-off cooling costs ------------------------------------------------------------------------
@@ -329,7 +357,7 @@ def test_cooling_fixed_cost_once_per_site_per_cooling_used() -> None:
     ]
     assert ev.sites["a"].capex_usd == 3 * 161_000 + 81_000 + 1_000 + 12_000
     assert ev.sites["b"].capex_usd == 173_000
-    assert ev.totals["capex_usd"] == 750_000
+    assert ev.totals.capex_usd == 750_000
 
 
 def test_cooling_fixed_cost_not_charged_for_unused_cooling() -> None:
@@ -338,7 +366,7 @@ def test_cooling_fixed_cost_not_charged_for_unused_cooling() -> None:
     ev = evaluate(cat, cat.scenarios["s"], [Deployment("a", "liq16", "liquid", "up", 1)], {"a": "sw"})
     assert ev.sites["a"].cooling_used == ["liquid"]
     assert fit_outs(ev) == [("a", "liquid cooling fit-out, one-off", 1, 7000)]
-    assert ev.totals["capex_usd"] == 161_000 + 1_000 + 7_000
+    assert ev.totals.capex_usd == 161_000 + 1_000 + 7_000
 
 
 def test_cooling_fixed_cost_counts_the_network_cooling() -> None:
@@ -353,7 +381,7 @@ def test_cooling_fixed_cost_counts_the_network_cooling() -> None:
         ("a", "air cooling fit-out, one-off", 1, 5000),
         ("a", "liquid cooling fit-out, one-off", 1, 7000),
     ]
-    assert ev.totals["capex_usd"] == 174_000
+    assert ev.totals.capex_usd == 174_000
     assert ev.sites["a"].facility_power_kw == pytest.approx(19.95)
     assert ev.sites["a"].it_power_kw == pytest.approx(18.1)
 
@@ -364,4 +392,4 @@ def test_cooling_fixed_cost_network_on_the_same_cooling_is_charged_once() -> Non
     ev = evaluate(cat, cat.scenarios["s"], [Deployment("a", "liq16", "liquid", "up", 1)], {"a": "sw"})
     assert ev.sites["a"].cooling_used == ["liquid"]
     assert fit_outs(ev) == [("a", "liquid cooling fit-out, one-off", 1, 7000)]
-    assert ev.totals["capex_usd"] == 169_000
+    assert ev.totals.capex_usd == 169_000

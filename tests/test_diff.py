@@ -3,9 +3,9 @@ guardrails and reading plans from git."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -21,17 +21,16 @@ from trnplan.diff import (
     PlanDiff,
     PlanNotFoundError,
     breached,
-    cents,
     diff_plans,
     diff_to_json,
     diff_to_markdown,
-    empty_plan,
-    money_short,
+    metric_label,
     parse_guardrail,
     read_plan_ref,
     tco_parts_cents,
 )
 from trnplan.errors import InputError, UsageError
+from trnplan.numbers import cents, money_short
 from trnplan.plan import Plan, write_plan
 
 GOLDEN = Path(__file__).parent / "golden" / "diff.md"
@@ -75,7 +74,7 @@ def plans(draw: st.DrawFn) -> Plan:
 
 
 def real_plans() -> list[Plan]:
-    return [solved("base"), solved("head"), empty_plan("s")]
+    return [solved("base"), solved("head"), Plan.empty("s")]
 
 
 def assert_mirror(ab: PlanDiff, ba: PlanDiff) -> None:
@@ -118,8 +117,8 @@ def assert_attribution_sums(d: PlanDiff, base: Plan, head: Plan) -> None:
     tco = d.metric("tco_usd")
     assert d.attribution, "both plans carry the figures attribution needs"
     assert sum(cents(a.delta_usd) for a in d.attribution) == cents(tco.delta)
-    assert sum(cents(a.old_usd) for a in d.attribution) == cents(base.totals["tco_usd"])
-    assert sum(cents(a.new_usd) for a in d.attribution) == cents(head.totals["tco_usd"])
+    assert sum(cents(a.old_usd) for a in d.attribution) == cents(base.totals.tco_usd)
+    assert sum(cents(a.new_usd) for a in d.attribution) == cents(head.totals.tco_usd)
     assert [a.category for a in d.attribution][-2:] == ["energy", "colocation"]
 
 
@@ -166,19 +165,17 @@ def test_tco_parts_sum_to_tco_in_cents() -> None:
     for plan in real_plans():
         parts = tco_parts_cents(plan)
         assert parts is not None
-        assert sum(parts.values()) == cents(plan.totals["tco_usd"])
+        assert sum(parts.values()) == cents(plan.totals.tco_usd)
     head = solved("head")
     parts = tco_parts_cents(head)
-    assert parts is not None
-    years = head.economics["horizon_years"]
-    assert parts["energy"] == years * cents(head.totals["energy_usd_per_year"])
+    assert parts is not None and head.economics is not None and head.totals.energy_usd_per_year is not None
+    years = head.economics.horizon_years
+    assert parts["energy"] == years * cents(head.totals.energy_usd_per_year)
     # the capex-driven part is capex x horizon x (CRF + maintenance), give or take rounding to the cent
     # (not economics.tco_per_capex_usd, which the plan file rounds to 6 decimals)
     econ = head.economics
     capex_part = sum(v for k, v in parts.items() if k not in ("energy", "colocation"))
-    expected = (
-        head.totals["capex_usd"] * years * (crf(econ["cost_of_capital"], years) + econ["maintenance_rate"])
-    )
+    expected = head.totals.capex_usd * years * (crf(econ.cost_of_capital, years) + econ.maintenance_rate)
     assert abs(capex_part - expected * 100) <= 2 + years
 
 
@@ -204,6 +201,8 @@ def test_golden_pair_changes() -> None:
     assert ("a", "form", "liq16", "air8 + liq16") in [(c.site, c.field, c.old, c.new) for c in d.choices]
     assert ("b", "scale_out_switch", None, "sw") in [(c.site, c.field, c.old, c.new) for c in d.choices]
     assert [m.metric for m in d.summary] == [m for m, _, _ in SUMMARY_METRICS]
+    assert [metric_label(m.metric) for m in d.summary] == [label for _, _, label in SUMMARY_METRICS]
+    assert metric_label("hbm_tb") == "hbm_tb"  # not a summary metric: its own name
     chips = d.metric("chips")
     assert (chips.old, chips.new, chips.delta, chips.pct) == (64, 96, 32, 50.0)
 
@@ -273,9 +272,9 @@ def test_no_change_body() -> None:
 
 def test_digest_or_solver_change_alone_is_not_a_difference_but_is_reported() -> None:
     base, _ = golden_pair()
-    other = dataclasses.replace(
-        base, inputs_digest="sha256:" + "c" * 64, solver={**base.solver, "version": "2.0"}
-    )
+    assert base.solver is not None
+    solver = base.solver.model_copy(update={"version": "2.0"})
+    other = base.model_copy(update={"inputs_digest": "sha256:" + "c" * 64, "solver": solver})
     d = diff_plans(base, other)
     assert not d.different
     assert (d.base_digest, d.head_digest) == (base.inputs_digest, other.inputs_digest)
@@ -287,7 +286,7 @@ def test_digest_or_solver_change_alone_is_not_a_difference_but_is_reported() -> 
 
 def test_new_scenario_is_all_added() -> None:
     head = solved("head")
-    d = diff_plans(empty_plan("s"), head, "main:plans/s.yaml (none)", "plans/s.yaml")
+    d = diff_plans(Plan.empty("s"), head, "main:plans/s.yaml (none)", "plans/s.yaml")
     assert d.different
     assert {c.sign for c in d.deployments} == {"+"} and {b.sign for b in d.bom} == {"+"}
     assert all(c.old is None for c in d.choices)
@@ -297,13 +296,13 @@ def test_new_scenario_is_all_added() -> None:
 
 def test_attribution_needs_the_figures() -> None:
     base, head = golden_pair()
-    old = dataclasses.replace(
-        base, economics={}, totals={k: v for k, v in base.totals.items() if k != "energy_usd_per_year"}
+    old = base.model_copy(
+        update={"economics": None, "totals": base.totals.model_copy(update={"energy_usd_per_year": None})}
     )
     d = diff_plans(old, head)
     assert d.attribution == [] and any("attribution needs" in n for n in d.notes)
     # without economics the horizon comes from $/chip-hour
-    no_econ = dataclasses.replace(head, economics={})
+    no_econ = head.model_copy(update={"economics": None})
     assert tco_parts_cents(no_econ) == tco_parts_cents(head)
 
 
@@ -419,7 +418,7 @@ def test_breached() -> None:
 
 
 def test_percent_guardrail_on_a_new_scenario() -> None:
-    d = diff_plans(empty_plan("s"), solved("head"))
+    d = diff_plans(Plan.empty("s"), solved("head"))
     assert len(breached(d, [parse_guardrail("tco>+5%")])) == 1
     assert breached(d, [parse_guardrail("tco<-5%")]) == []
 
@@ -497,3 +496,13 @@ def test_read_plan_ref_without_git(repo: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("PATH", str(repo / "no-bin-here"))
     with pytest.raises(InputError, match=r"main:plans/s.yaml: no such file, and git is not installed"):
         read_plan_ref("main:plans/s.yaml", cwd=repo)
+
+
+def test_only_gitref_runs_subprocesses() -> None:
+    package = Path(__file__).resolve().parent.parent / "trnplan"
+    users = sorted(
+        str(p.relative_to(package))
+        for p in package.rglob("*.py")
+        if re.search(r"^\s*(import subprocess|from subprocess import)", p.read_text(encoding="utf-8"), re.M)
+    )
+    assert users == ["gitref.py"]

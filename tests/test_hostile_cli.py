@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from builders import base_specs
 from typer.testing import CliRunner
 
 from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK
+from trnplan.testkit.builders import base_specs
 from trnplan.yamlsafe import MAX_DEPTH, MAX_NODES
 
 REPO = Path(__file__).resolve().parents[1]

@@ -26,13 +26,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from builders import base_specs
 
-from trnplan.plan import write_text_atomic
+from trnplan.files import write_text_atomic
+from trnplan.testkit.builders import base_specs
+from trnplan.testkit.portfolio import write_portfolio
 
 REPO = Path(__file__).resolve().parents[1]
-BENCH = REPO / "bench"
-TESTS = REPO / "tests"
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
@@ -61,7 +60,7 @@ def temp_files(folder: Path) -> list[str]:
 
 STALL_IN_FSYNC = """
     import os, sys, time
-    from trnplan.plan import write_text_atomic
+    from trnplan.files import write_text_atomic
     real_fsync = os.fsync
     def stalled_fsync(fd):
         real_fsync(fd)
@@ -117,7 +116,7 @@ def test_an_old_temp_file_without_a_writer_id_is_removed_after_an_hour(tmp_path:
 
 WRITE_LOOP = """
     import sys
-    from trnplan.plan import write_text_atomic
+    from trnplan.files import write_text_atomic
     path, n = sys.argv[1], 8 * 1024 * 1024
     for i in range(10_000):
         write_text_atomic(path, ("AB"[i % 2] * (n - 1)) + "\\n")
@@ -190,11 +189,6 @@ def test_a_clean_run_of_trnplan_optimize_leaves_no_temp_file(tmp_path: Path) -> 
 
 @pytest.fixture(scope="module")
 def portfolio(tmp_path_factory) -> tuple[Path, str]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        from portfolio import write_portfolio
-    finally:
-        sys.path.remove(str(BENCH))
     specs = tmp_path_factory.mktemp("portfolio") / "specs"
     return specs, write_portfolio(40, specs)
 

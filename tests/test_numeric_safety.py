@@ -24,18 +24,18 @@ from typing import Any
 import pulp
 import pytest
 import yaml
-from builders import base_specs, catalog_from_dict
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
-from oracle import best_plan
 from typer.testing import CliRunner
 
-from trnplan.check import check_plan
 from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, InfeasibleError, InputError
-from trnplan.optimize import optimize
 from trnplan.optimize.solve import solve
-from trnplan.plan import MAX_PLAN_USD
+from trnplan.plan import plan_scenario
+from trnplan.plan.build import MAX_PLAN_USD
+from trnplan.plan.check import check_plan
+from trnplan.testkit.builders import base_specs, catalog_from_dict
+from trnplan.testkit.oracle import best_plan
 
 
 def _agree(milp: float, brute: float) -> bool:
@@ -52,14 +52,15 @@ def assert_solved_right(world: dict[str, Any]) -> None:
     truth = best_plan(catalog, "s")
     if truth is None:
         with pytest.raises(InfeasibleError):
-            optimize(catalog, "s", alternatives=0)
+            plan_scenario(catalog, "s", alternatives=0)
         note("infeasible, and said so")
         return
-    plan = optimize(catalog, "s", alternatives=1)
+    plan = plan_scenario(catalog, "s", alternatives=1)
     note("solved to the enumerated optimum")
-    assert plan.solver["status"] == "optimal"
+    assert plan.solver is not None and plan.objective is not None
+    assert plan.solver.status == "optimal"
     assert check_plan(plan, catalog) == []
-    assert _agree(plan.objective["value"], truth[0]), (plan.objective, truth)
+    assert _agree(plan.objective.value, truth[0]), (plan.objective, truth)
 
 
 def two_sites(tiny_mw: float, huge_mw: float) -> dict[str, Any]:

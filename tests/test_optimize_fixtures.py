@@ -24,14 +24,14 @@ import itertools
 from typing import Any
 
 import pytest
-from builders import base_specs, catalog_from_dict
 
 from trnplan.catalog import Catalog
-from trnplan.check import check_plan
-from trnplan.costs import Deployment, cents, evaluate
+from trnplan.costs import Deployment, evaluate
 from trnplan.errors import EXIT_INFEASIBLE, InfeasibleError
-from trnplan.optimize import optimize
-from trnplan.plan import Plan
+from trnplan.numbers import cents
+from trnplan.plan import Objective, Plan, plan_scenario
+from trnplan.plan.check import check_plan, deployments_of, scale_out_of
+from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 Choice = tuple[str, str, str, str, int]  # site, form, cooling, scale-up switch, units
 
@@ -39,13 +39,13 @@ Choice = tuple[str, str, str, str, int]  # site, form, cooling, scale-up switch,
 def solve(data: dict[str, Any], scenario: str = "s", **kwargs: Any) -> Plan:
     """Optimize a scenario of a spec dict; every plan must pass the PuLP-free re-check."""
     cat = catalog_from_dict(data)
-    plan = optimize(cat, scenario, **kwargs)
+    plan = plan_scenario(cat, scenario, **kwargs)
     assert check_plan(plan, cat) == []
     return plan
 
 
 def choices(plan: Plan) -> list[Choice]:
-    return [(d.site, d.form, d.cooling, d.scale_up_switch, d.units) for d in plan.deployments()]
+    return [(d.site, d.form, d.cooling, d.scale_up_switch, d.units) for d in deployments_of(plan)]
 
 
 def assert_usd(value: Any, expected: float) -> None:
@@ -66,12 +66,12 @@ def test_base_world_picks_liquid() -> None:
     TCO = 645,000 + 72 x 2,163.60 = 645,000 + 155,779.20 = $800,779.20 (8 air8 would be $850,120)."""
     plan = solve(base_specs())
     assert choices(plan) == [("a", "liq16", "liquid", "up", 4)]
-    assert plan.scale_out() == {"a": "sw"}
-    assert plan.sites["a"]["cooling_used"] == ["liquid"]
-    assert plan.solver["status"] == "optimal"
-    assert_usd(plan.totals["capex_usd"], 645_000)
-    assert_usd(plan.totals["tco_usd"], 800_779.20)
-    assert plan.objective == {"kind": "min_tco", "value": 800_779.2, "unit": "USD"}
+    assert scale_out_of(plan) == {"a": "sw"}
+    assert plan.sites["a"].cooling_used == ["liquid"]
+    assert plan.solver.status == "optimal"
+    assert_usd(plan.totals.capex_usd, 645_000)
+    assert_usd(plan.totals.tco_usd, 800_779.20)
+    assert plan.objective == Objective(kind="min_tco", value=800_779.2, unit="USD")
 
 
 # --- 1. cooling allowed by site ------------------------------------------------------------------
@@ -97,9 +97,9 @@ def test_air_only_site_takes_the_air_form() -> None:
     data["scenarios"]["s"]["sites"] = ["a", "b"]
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 2), ("b", "air8", "air", "none", 4)]
-    assert plan.sites["b"]["cooling_used"] == ["air"]
-    assert_usd(plan.totals["capex_usd"], 648_000)
-    assert_usd(plan.totals["tco_usd"], 800_169.60)
+    assert plan.sites["b"].cooling_used == ["air"]
+    assert_usd(plan.totals.capex_usd, 648_000)
+    assert_usd(plan.totals.tco_usd, 800_169.60)
 
 
 # --- 2. grid cap ---------------------------------------------------------------------------------
@@ -110,8 +110,8 @@ def test_without_grid_cap_air_wins_on_cost() -> None:
     4 liq16 = 700,000 + 1,000 + 155,779.20 = $856,779.20 (and every mix lies between)."""
     plan = solve(air_cheap())
     assert choices(plan) == [("a", "air8", "air", "none", 8)]
-    assert_usd(plan.totals["tco_usd"], 850_120)
-    assert plan.totals["facility_power_kw"] == pytest.approx(120)
+    assert_usd(plan.totals.tco_usd, 850_120)
+    assert plan.totals.facility_power_kw == pytest.approx(120)
 
 
 def test_grid_cap_tips_the_choice_to_liquid() -> None:
@@ -125,9 +125,9 @@ def test_grid_cap_tips_the_choice_to_liquid() -> None:
     data["sites"]["a"]["grid_power_mw"] = 0.08
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 4)]
-    assert_usd(plan.totals["capex_usd"], 701_000)
-    assert_usd(plan.totals["tco_usd"], 856_779.20)
-    assert plan.sites["a"]["utilization"]["grid_power"] == pytest.approx(79.2 / 80)
+    assert_usd(plan.totals.capex_usd, 701_000)
+    assert_usd(plan.totals.tco_usd, 856_779.20)
+    assert plan.sites["a"].utilization.grid_power == pytest.approx(79.2 / 80)
 
 
 # --- 3. one-off cooling cost ---------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_liquid_fit_out_cost_tips_back_to_air(fixed_usd: float, expected: list[C
     data["sites"]["a"]["cooling_fixed_usd"] = {"liquid": fixed_usd}
     plan = solve(data)
     assert choices(plan) == expected
-    assert_usd(plan.totals["tco_usd"], tco)
+    assert_usd(plan.totals.tco_usd, tco)
 
 
 def test_network_cooling_fit_out_is_paid_by_every_plan() -> None:
@@ -164,8 +164,8 @@ def test_network_cooling_fit_out_is_paid_by_every_plan() -> None:
     data["scenarios"]["s"]["fabric"] = {"cooling": "liquid"}
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 4)]
-    assert plan.sites["a"]["cooling_used"] == ["liquid"]
-    assert_usd(plan.totals["tco_usd"], 860_995.56)
+    assert plan.sites["a"].cooling_used == ["liquid"]
+    assert_usd(plan.totals.tco_usd, 860_995.56)
 
 
 # --- 4. availability -----------------------------------------------------------------------------
@@ -190,8 +190,8 @@ def test_switches_not_available_at_as_of_are_never_chosen() -> None:
     """
     plan = solve(dated_switches("2026-06"))
     assert choices(plan) == [("a", "liq16", "liquid", "up", 4)]
-    assert plan.scale_out() == {"a": "sw"}
-    assert_usd(plan.totals["tco_usd"], 802_779.20)
+    assert scale_out_of(plan) == {"a": "sw"}
+    assert_usd(plan.totals.tco_usd, 802_779.20)
 
 
 def test_switches_available_at_as_of_are_chosen() -> None:
@@ -199,8 +199,8 @@ def test_switches_available_at_as_of_are_chosen() -> None:
     TCO $800,679.20."""
     plan = solve(dated_switches("2027-01"))
     assert choices(plan) == [("a", "liq16", "liquid", "up2", 4)]
-    assert plan.scale_out() == {"a": "sw2"}
-    assert_usd(plan.totals["tco_usd"], 800_679.20)
+    assert scale_out_of(plan) == {"a": "sw2"}
+    assert_usd(plan.totals.tco_usd, 800_679.20)
 
 
 # --- 5. domain size ------------------------------------------------------------------------------
@@ -213,8 +213,8 @@ def test_min_domain_chips_forces_the_larger_domain_form() -> None:
     data["scenarios"]["s"]["min_domain_chips"] = 16
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 4)]
-    assert plan.totals["domains"] == 4
-    assert_usd(plan.totals["tco_usd"], 856_779.20)
+    assert plan.totals.domains == 4
+    assert_usd(plan.totals.tco_usd, 856_779.20)
 
 
 def test_min_domain_chips_below_the_small_form_changes_nothing() -> None:
@@ -222,7 +222,7 @@ def test_min_domain_chips_below_the_small_form_changes_nothing() -> None:
     data["scenarios"]["s"]["min_domain_chips"] = 8
     plan = solve(data)
     assert choices(plan) == [("a", "air8", "air", "none", 8)]
-    assert plan.totals["domains"] == 8
+    assert plan.totals.domains == 8
 
 
 # --- 6. supply caps ------------------------------------------------------------------------------
@@ -242,8 +242,8 @@ def test_supply_cap_splits_a_deployment_across_scale_up_switches() -> None:
     data["scenarios"]["s"]["supply"] = {"cheapswitch": 2}
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "cheapswitch", 2), ("a", "liq16", "liquid", "up", 2)]
-    assert_usd(plan.totals["capex_usd"], 646_200)
-    assert_usd(plan.totals["tco_usd"], 801_979.20)
+    assert_usd(plan.totals.capex_usd, 646_200)
+    assert_usd(plan.totals.tco_usd, 801_979.20)
     assert "supply of cheapswitch: 2 units of 2 units" in plan.binding
 
 
@@ -254,8 +254,8 @@ def test_chip_supply_cap_limits_the_plan() -> None:
     data["scenarios"]["s"].update(objective="max_perf", demand={}, budget={"capex_usd": 10_000_000},
                                   supply={"x": 40})
     plan = solve(data)
-    assert plan.totals["chips"] == 40
-    assert plan.totals["fp8_pflops"] == pytest.approx(40)
+    assert plan.totals.chips == 40
+    assert plan.totals.fp8_pflops == pytest.approx(40)
 
 
 def test_scale_out_supply_cap_picks_the_other_switch() -> None:
@@ -267,13 +267,13 @@ def test_scale_out_supply_cap_picks_the_other_switch() -> None:
     data["scenarios"]["s"].update(demand={"chips": 80}, supply={"sw": 3})
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 5)]
-    assert plan.scale_out() == {"a": "big"}
-    assert_usd(plan.totals["tco_usd"], 1_004_724)
+    assert scale_out_of(plan) == {"a": "big"}
+    assert_usd(plan.totals.tco_usd, 1_004_724)
     data["scenarios"]["s"]["supply"] = {"sw": 4}
     plan = solve(data)
-    assert plan.scale_out() == {"a": "sw"}
-    assert plan.sites["a"]["scale_out"]["switches"] == 4
-    assert_usd(plan.totals["tco_usd"], 1_003_724)
+    assert scale_out_of(plan) == {"a": "sw"}
+    assert plan.sites["a"].scale_out.switches == 4
+    assert_usd(plan.totals.tco_usd, 1_003_724)
 
 
 # --- 7. power split ------------------------------------------------------------------------------
@@ -291,10 +291,10 @@ def test_demand_split_over_two_sites_by_power() -> None:
     data["scenarios"]["s"]["sites"] = ["a", "b"]
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 3), ("b", "liq16", "liquid", "up", 1)]
-    assert plan.scale_out() == {"a": "sw", "b": "sw"}
-    assert plan.sites["a"]["utilization"]["it_power"] == pytest.approx(54 / 60)
-    assert plan.sites["b"]["utilization"]["it_power"] == pytest.approx(18 / 20)
-    assert_usd(plan.totals["tco_usd"], 801_779.20)
+    assert scale_out_of(plan) == {"a": "sw", "b": "sw"}
+    assert plan.sites["a"].utilization.it_power == pytest.approx(54 / 60)
+    assert plan.sites["b"].utilization.it_power == pytest.approx(18 / 20)
+    assert_usd(plan.totals.tco_usd, 801_779.20)
 
 
 # --- 8. objectives and budgets -------------------------------------------------------------------
@@ -310,12 +310,13 @@ def test_max_perf_with_capex_budget() -> None:
     data["scenarios"]["s"].update(objective="max_perf", demand={}, budget={"capex_usd": 404_500})
     plan = solve(data)
     assert choices(plan) == [("a", "air8", "air", "none", 1), ("a", "liq16", "liquid", "up", 2)]
-    assert plan.totals["fp8_pflops"] == pytest.approx(40)
-    assert plan.objective["kind"] == "max_perf"
-    assert plan.objective["value"] == pytest.approx(40)
-    assert_usd(plan.totals["capex_usd"], 404_000)
-    assert_usd(plan.totals["tco_usd"], 507_029.60)
-    assert "dinkelbach_iterations" not in plan.solver
+    assert plan.totals.fp8_pflops == pytest.approx(40)
+    assert plan.objective.kind == "max_perf"
+    assert plan.objective.value == pytest.approx(40)
+    assert_usd(plan.totals.capex_usd, 404_000)
+    assert_usd(plan.totals.tco_usd, 507_029.60)
+    assert plan.solver.dinkelbach_iterations is None
+    assert "dinkelbach_iterations" not in plan.to_dict()["solver"]
 
 
 def test_max_perf_with_tco_budget() -> None:
@@ -325,8 +326,8 @@ def test_max_perf_with_tco_budget() -> None:
     data = base_specs()
     data["scenarios"]["s"].update(objective="max_perf", demand={}, budget={"tco_usd": 600_000})
     plan = solve(data)
-    assert plan.totals["fp8_pflops"] == pytest.approx(40)
-    assert float(plan.totals["tco_usd"]) <= 600_000
+    assert plan.totals.fp8_pflops == pytest.approx(40)
+    assert float(plan.totals.tco_usd) <= 600_000
 
 
 def best_ratio_by_enumeration(cat: Catalog, max_liq: int, max_air: int) -> tuple[float, tuple[int, int]]:
@@ -343,9 +344,9 @@ def best_ratio_by_enumeration(cat: Catalog, max_liq: int, max_air: int) -> tuple
         positions = s.compute_racks + (s.fabric.network_racks if s.fabric else 0)
         if s.it_power_kw > site.it_power_kw or positions > site.rack_positions:
             continue
-        if scenario.budget.capex_usd is not None and ev.totals["capex_usd"] > scenario.budget.capex_usd:
+        if scenario.budget.capex_usd is not None and ev.totals.capex_usd > scenario.budget.capex_usd:
             continue
-        ratio = ev.totals["fp8_pflops"] / ev.totals["tco_usd"]
+        ratio = ev.totals.fp8_pflops / ev.totals.tco_usd
         if ratio > best[0]:
             best = (ratio, (liq, air))
     return best
@@ -367,15 +368,15 @@ def test_max_perf_per_tco_best_ratio() -> None:
     cat = catalog_from_dict(data)
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 4)]
-    assert_usd(plan.totals["tco_usd"], 800_779.20)
+    assert_usd(plan.totals.tco_usd, 800_779.20)
     ratio, best = best_ratio_by_enumeration(cat, max_liq=11, max_air=20)
     assert best == (4, 0)
     assert ratio == pytest.approx(64 / 800_779.20, rel=1e-12)
-    assert plan.objective["kind"] == "max_perf_per_tco"
-    assert plan.objective["value"] == pytest.approx(64 / 800_779.20 * 1e6, abs=5e-7)  # plans keep 6 decimals
-    assert plan.objective["value"] == pytest.approx(79.922156, abs=1e-6)
-    assert isinstance(plan.solver["dinkelbach_iterations"], int)
-    assert plan.solver["dinkelbach_iterations"] >= 2
+    assert plan.objective.kind == "max_perf_per_tco"
+    assert plan.objective.value == pytest.approx(64 / 800_779.20 * 1e6, abs=5e-7)  # plans keep 6 decimals
+    assert plan.objective.value == pytest.approx(79.922156, abs=1e-6)
+    assert isinstance(plan.solver.dinkelbach_iterations, int)
+    assert plan.solver.dinkelbach_iterations >= 2
 
 
 def test_max_perf_per_tco_within_a_capex_budget() -> None:
@@ -392,9 +393,9 @@ def test_max_perf_per_tco_within_a_capex_budget() -> None:
     assert choices(plan) == [("a", "liq16", "liquid", "up", 2)]
     ratio, best = best_ratio_by_enumeration(cat, max_liq=11, max_air=20)
     assert best == (2, 0)
-    assert plan.objective["value"] == pytest.approx(ratio * 1e6, abs=5e-7)
-    assert plan.objective["value"] == pytest.approx(32 / 400_889.60 * 1e6, abs=5e-7)
-    assert plan.solver["dinkelbach_iterations"] >= 2
+    assert plan.objective.value == pytest.approx(ratio * 1e6, abs=5e-7)
+    assert plan.objective.value == pytest.approx(32 / 400_889.60 * 1e6, abs=5e-7)
+    assert plan.solver.dinkelbach_iterations >= 2
 
 
 # --- 9. scale-out fabric -------------------------------------------------------------------------
@@ -415,13 +416,13 @@ def test_two_tier_clos_and_optics() -> None:
     data["scenarios"]["s"]["demand"] = {"chips": 80}
     plan = solve(data)
     assert choices(plan) == [("a", "liq16", "liquid", "up", 5)]
-    so = plan.sites["a"]["scale_out"]
-    assert (so["switch"], so["tiers"], so["ports"], so["switches"], so["optics"]) == ("sw", 2, 80, 4, 320)
-    assert so["network_racks"] == 1
-    optics = [line for line in plan.bom if line["category"] == "optics"]
-    assert [(o["quantity"], o["unit_usd"], o["extended_usd"]) for o in optics] == [(320, 10, 3200)]
-    assert_usd(plan.totals["capex_usd"], 812_200)
-    assert_usd(plan.totals["tco_usd"], 1_006_924)
+    so = plan.sites["a"].scale_out
+    assert (so.switch, so.tiers, so.ports, so.switches, so.optics) == ("sw", 2, 80, 4, 320)
+    assert so.network_racks == 1
+    optics = [line for line in plan.bom if line.category == "optics"]
+    assert [(o.quantity, o.unit_usd, o.extended_usd) for o in optics] == [(320, 10, 3200)]
+    assert_usd(plan.totals.capex_usd, 812_200)
+    assert_usd(plan.totals.tco_usd, 1_006_924)
 
 
 def test_network_racks_take_rack_positions() -> None:
@@ -439,10 +440,10 @@ def test_network_racks_take_rack_positions() -> None:
     data["scenarios"]["s"]["demand"] = {"chips": 80}
     plan = solve(data)
     assert choices(plan) == [("a", "air8", "air", "none", 8), ("a", "liq16", "liquid", "up", 1)]
-    assert plan.sites["a"]["scale_out"]["network_racks"] == 2
-    assert plan.totals["network_racks"] == 2
-    assert plan.sites["a"]["utilization"]["rack_positions"] == pytest.approx(1.0)
-    assert_usd(plan.totals["tco_usd"], 1_067_064.80)
+    assert plan.sites["a"].scale_out.network_racks == 2
+    assert plan.totals.network_racks == 2
+    assert plan.sites["a"].utilization.rack_positions == pytest.approx(1.0)
+    assert_usd(plan.totals.tco_usd, 1_067_064.80)
 
 
 def test_network_racks_control_with_one_more_position() -> None:
@@ -454,7 +455,7 @@ def test_network_racks_control_with_one_more_position() -> None:
     data["scenarios"]["s"]["demand"] = {"chips": 80}
     plan = solve(data)
     assert choices(plan) == [("a", "air8", "air", "none", 10)]
-    assert_usd(plan.totals["tco_usd"], 1_065_400)
+    assert_usd(plan.totals.tco_usd, 1_065_400)
 
 
 def test_network_power_counts_against_site_power() -> None:
@@ -472,10 +473,10 @@ def test_network_power_counts_against_site_power() -> None:
     data["scenarios"]["s"]["demand"] = {"chips": 80}
     plan = solve(data)
     assert choices(plan) == [("a", "air8", "air", "none", 8), ("a", "liq16", "liquid", "up", 1)]
-    assert plan.sites["a"]["scale_out"]["it_power_kw"] == pytest.approx(2)
-    assert plan.totals["it_power_kw"] == pytest.approx(100)
-    assert plan.sites["a"]["cooling_used"] == ["air", "liquid"]
-    assert_usd(plan.totals["tco_usd"], 1_072_092.80)
+    assert plan.sites["a"].scale_out.it_power_kw == pytest.approx(2)
+    assert plan.totals.it_power_kw == pytest.approx(100)
+    assert plan.sites["a"].cooling_used == ["air", "liquid"]
+    assert_usd(plan.totals.tco_usd, 1_072_092.80)
 
 
 def test_network_power_control_with_two_more_kw() -> None:
@@ -486,7 +487,7 @@ def test_network_power_control_with_two_more_kw() -> None:
     data["scenarios"]["s"]["demand"] = {"chips": 80}
     plan = solve(data)
     assert choices(plan) == [("a", "air8", "air", "none", 10)]
-    assert_usd(plan.totals["tco_usd"], 1_070_428)
+    assert_usd(plan.totals.tco_usd, 1_070_428)
 
 
 def test_bigger_radix_switch_saves_a_tier() -> None:
@@ -496,10 +497,10 @@ def test_bigger_radix_switch_saves_a_tier() -> None:
     data["switches"]["big"] = dict(data["switches"]["sw"], bandwidth_gbps=12800, unit_usd=2500)
     data["scenarios"]["s"]["demand"] = {"chips": 80}
     plan = solve(data)
-    assert plan.scale_out() == {"a": "big"}
-    assert plan.sites["a"]["scale_out"]["tiers"] == 1
-    assert plan.sites["a"]["scale_out"]["switches"] == 1
-    assert_usd(plan.totals["tco_usd"], 1_002_224)
+    assert scale_out_of(plan) == {"a": "big"}
+    assert plan.sites["a"].scale_out.tiers == 1
+    assert plan.sites["a"].scale_out.switches == 1
+    assert_usd(plan.totals.tco_usd, 1_002_224)
 
 
 # --- 12. infeasible by construction --------------------------------------------------------------
@@ -507,7 +508,7 @@ def test_bigger_radix_switch_saves_a_tier() -> None:
 
 def infeasible(data: dict[str, Any]) -> InfeasibleError:
     with pytest.raises(InfeasibleError) as info:
-        optimize(catalog_from_dict(data), "s")
+        plan_scenario(catalog_from_dict(data), "s")
     assert info.value.exit_code == EXIT_INFEASIBLE == 4
     assert info.value.scenario == "s"
     return info.value

@@ -18,14 +18,17 @@ from typing import Any
 
 import pulp
 import pytest
-from builders import base_specs, catalog_from_dict
 
 import trnplan.optimize as optimize_pkg
-from trnplan.check import check_plan
 from trnplan.errors import EXIT_SOLVER, SolverError
-from trnplan.optimize import SolveStatus, build_model, optimize, solve
+from trnplan.optimize import SolveStatus, build_model, no_solution_message, optimize, solve
 from trnplan.optimize.model import set_objective
-from trnplan.optimize.solve import SolveResult
+from trnplan.optimize.solve import _highs_outcome
+from trnplan.plan import plan_scenario
+from trnplan.plan.check import check_plan
+from trnplan.plan.file import plan_to_yaml
+from trnplan.solution import SolveResult, Termination
+from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 TESTS = Path(__file__).parent
 
@@ -133,9 +136,9 @@ FIXTURES = {
 def test_same_scenario_twice_is_byte_identical(name: str) -> None:
     """Two solves of the same specs (fresh catalogs, alternatives included) write the same bytes."""
     build = {**{k: f for k, (f, _) in FIXTURES.items()}, "max_perf_tied": max_perf_tied}[name]
-    plan = optimize(catalog_from_dict(build()), "s")
-    first = plan.to_yaml()
-    second = optimize(catalog_from_dict(build()), "s").to_yaml()
+    plan = plan_scenario(catalog_from_dict(build()), "s")
+    first = plan_to_yaml(plan)
+    second = plan_to_yaml(plan_scenario(catalog_from_dict(build()), "s"))
     assert first == second
     assert not [k for k in keys(plan.to_dict()) if "time" in k or "elapsed" in k or "date" in k]
 
@@ -150,25 +153,27 @@ def keys(value: Any) -> list[str]:
 
 
 def test_plan_is_byte_identical_across_processes() -> None:
-    """A fresh interpreter with another hash seed writes the same plan (no set or dict-order dependence)."""
+    """A fresh interpreter with another hash seed writes the same plan (no set or dict-order dependence).
+
+    It runs in tests/, because `python -c` imports from its working directory first (this module's fixtures).
+    """
     script = textwrap.dedent(
-        f"""
+        """
         import sys
-        sys.path.insert(0, {str(TESTS)!r})
-        from builders import catalog_from_dict
         from test_optimize_solvers import max_perf_tied, two_sites_two_tiers
-        from trnplan.optimize import optimize
+        from trnplan.plan import plan_scenario
+        from trnplan.plan.file import plan_to_yaml
+        from trnplan.testkit.builders import catalog_from_dict
         for build in (two_sites_two_tiers, max_perf_tied):
-            sys.stdout.write(optimize(catalog_from_dict(build()), "s").to_yaml())
+            sys.stdout.write(plan_to_yaml(plan_scenario(catalog_from_dict(build()), "s")))
         """
     )
     builds = (two_sites_two_tiers, max_perf_tied)
-    here = "".join(optimize(catalog_from_dict(b()), "s").to_yaml() for b in builds)
+    here = "".join(plan_to_yaml(plan_scenario(catalog_from_dict(b()), "s")) for b in builds)
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         out = subprocess.run(
-            [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
-            cwd=TESTS.parent,
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True, cwd=TESTS
         )
         assert out.stdout == here
 
@@ -180,18 +185,21 @@ def test_plan_is_byte_identical_across_processes() -> None:
 def test_highs_and_cbc_reach_the_same_objective(name: str) -> None:
     build, tco = FIXTURES[name]
     cat = catalog_from_dict(build())
-    highs = optimize(cat, "s", solver="highs", alternatives=0)
-    cbc = optimize(cat, "s", solver="cbc", alternatives=0)
-    assert highs.solver["name"] == "HiGHS" and cbc.solver["name"] == "CBC"
+    highs = plan_scenario(cat, "s", solver="highs", alternatives=0)
+    cbc = plan_scenario(cat, "s", solver="cbc", alternatives=0)
+    assert highs.solver is not None and cbc.solver is not None
+    assert highs.objective is not None and cbc.objective is not None
+    assert highs.solver.name == "HiGHS" and cbc.solver.name == "CBC"
     for plan in (highs, cbc):
-        assert plan.solver["status"] == "optimal"
-        assert plan.solver["mip_gap"] == 0
+        assert plan.solver is not None
+        assert plan.solver.status == "optimal"
+        assert plan.solver.mip_gap == 0
         assert check_plan(plan, cat) == []
-    assert cbc.objective["value"] == pytest.approx(highs.objective["value"], rel=1e-9)
-    if highs.objective["kind"] != "max_perf":  # max_perf may tie on PFLOPs at different TCOs
-        assert cbc.totals["tco_usd"] == pytest.approx(highs.totals["tco_usd"], abs=0.01)
+    assert cbc.objective.value == pytest.approx(highs.objective.value, rel=1e-9)
+    if highs.objective.kind != "max_perf":  # max_perf may tie on PFLOPs at different TCOs
+        assert cbc.totals.tco_usd == pytest.approx(highs.totals.tco_usd, abs=0.01)
     if tco is not None:
-        assert highs.totals["tco_usd"] == pytest.approx(tco, abs=0.005)
+        assert highs.totals.tco_usd == pytest.approx(tco, abs=0.005)
 
 
 # --- limits and status ----------------------------------------------------------------------------
@@ -207,13 +215,14 @@ def test_time_limited_solve_is_reported_honestly() -> None:
     outcome down deterministically (time_limit 0 -> no incumbent; objective_target -> first incumbent)."""
     cat = catalog_from_dict(awkward_specs(n_sites=50, chips=3000))
     try:
-        plan = optimize(cat, "s", time_limit=0.01, alternatives=0)
+        plan = plan_scenario(cat, "s", time_limit=0.01, alternatives=0)
     except SolverError as exc:
         assert exc.exit_code == EXIT_SOLVER == 5
         assert "time limit" in str(exc)
         return
     assert check_plan(plan, cat) == []
-    status, gap = plan.solver["status"], plan.solver["mip_gap"]
+    assert plan.solver is not None
+    status, gap = plan.solver.status, plan.solver.mip_gap
     assert (status, gap) == ("optimal", 0) or (status == "feasible" and gap > 0)
 
 
@@ -251,6 +260,60 @@ def test_highs_status_incumbent_is_feasible_not_optimal(monkeypatch: pytest.Monk
     assert result.status.has_solution
     assert result.mip_gap is not None and result.mip_gap > 0
     assert result.objective == pytest.approx(pulp.value(model.prob.objective))
+
+
+HIGHS_OUTCOMES = [  # (HiGHS model status, has a primal solution) -> (SolveStatus, Termination)
+    ("kOptimal", True, SolveStatus.OPTIMAL, Termination.OPTIMAL),
+    ("kInfeasible", False, SolveStatus.INFEASIBLE, Termination.INFEASIBLE),
+    ("kTimeLimit", True, SolveStatus.FEASIBLE, Termination.TIME_LIMIT),
+    ("kTimeLimit", False, SolveStatus.NO_SOLUTION, Termination.TIME_LIMIT),
+    ("kIterationLimit", True, SolveStatus.FEASIBLE, Termination.ITERATION_LIMIT),
+    ("kIterationLimit", False, SolveStatus.NO_SOLUTION, Termination.ITERATION_LIMIT),
+    ("kInterrupt", True, SolveStatus.FEASIBLE, Termination.INTERRUPT),
+    ("kInterrupt", False, SolveStatus.NO_SOLUTION, Termination.INTERRUPT),
+]
+
+
+@pytest.mark.parametrize(("model_status", "has_primal", "status", "termination"), HIGHS_OUTCOMES)
+def test_highs_outcome_keeps_what_the_result_is_worth_apart_from_why_highs_stopped(
+    model_status: str, has_primal: bool, status: SolveStatus, termination: Termination
+) -> None:
+    """A limit or an interrupt with an incumbent is a feasible (unproven) result; without one, no solution;
+    either way the reason is HiGHS's own, not "time limit" for all."""
+    import highspy
+
+    outcome = _highs_outcome(getattr(highspy.HighsModelStatus, model_status), has_primal)
+    assert outcome == (status, termination)
+
+
+@pytest.mark.parametrize(
+    ("termination", "message"),
+    [
+        (
+            Termination.ITERATION_LIMIT,
+            "the HiGHS solver stopped at its iteration limit with no feasible plan",
+        ),
+        (Termination.INTERRUPT, "the HiGHS solver was interrupted before it found a feasible plan"),
+        (
+            Termination.TIME_LIMIT,
+            "the HiGHS solver stopped at the time limit (60 s) with no feasible plan; raise --time-limit",
+        ),
+    ],
+)
+def test_no_solution_names_the_limit_the_solver_stopped_at(
+    termination: Termination, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A solve that ends with no solution for another reason than the time limit (here an iteration limit)
+    is a SolverError (exit 5) that says so, and never tells the user to raise --time-limit."""
+    result = SolveResult(SolveStatus.NO_SOLUTION, "HiGHS", "test", None, None, termination)
+    assert no_solution_message(result, "s", 60.0) == message
+    monkeypatch.setattr(optimize_pkg, "solve", lambda prob, solver, time_limit: result)
+    with pytest.raises(SolverError) as info:
+        optimize(catalog_from_dict(base()), "s", time_limit=60.0, alternatives=0)
+    assert str(info.value) == message
+    assert info.value.exit_code == EXIT_SOLVER
+    if termination is not Termination.TIME_LIMIT:
+        assert "time limit" not in str(info.value) and "time-limit" not in str(info.value)
 
 
 @pytest.mark.parametrize("solver", ["highs", "cbc"])
@@ -292,9 +355,10 @@ def test_unproven_plan_never_states_a_zero_gap(monkeypatch: pytest.MonkeyPatch) 
         return dataclasses.replace(result, status=SolveStatus.FEASIBLE, mip_gap=None)
 
     monkeypatch.setattr(optimize_pkg, "solve", cbc_like)
-    plan = optimize(catalog_from_dict(base()), "s", alternatives=0)
-    assert plan.solver["status"] == "feasible"
-    assert plan.solver["mip_gap"] != 0
+    plan = plan_scenario(catalog_from_dict(base()), "s", alternatives=0)
+    assert plan.solver is not None
+    assert plan.solver.status == "feasible"
+    assert plan.solver.mip_gap != 0
 
 
 def test_dinkelbach_cut_short_is_not_reported_optimal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -313,6 +377,7 @@ def test_dinkelbach_cut_short_is_not_reported_optimal(monkeypatch: pytest.Monkey
         return real_solve(prob, solver, time_limit)
 
     monkeypatch.setattr(optimize_pkg, "solve", second_times_out)
-    plan = optimize(catalog_from_dict(ratio()), "s", alternatives=0)
-    assert plan.objective["value"] < 79.9  # not the best ratio (64 / $800,779.20 = 79.92)
-    assert plan.solver["status"] != "optimal"
+    plan = plan_scenario(catalog_from_dict(ratio()), "s", alternatives=0)
+    assert plan.objective is not None and plan.solver is not None
+    assert plan.objective.value < 79.9  # not the best ratio (64 / $800,779.20 = 79.92)
+    assert plan.solver.status != "optimal"

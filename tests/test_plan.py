@@ -5,17 +5,18 @@ from __future__ import annotations
 import os
 
 import pytest
-from builders import base_specs, catalog_from_dict
 
-from trnplan.check import check_plan
 from trnplan.errors import InputError
-from trnplan.optimize import optimize
-from trnplan.plan import PLAN_FORMAT, canon, parse_plan, read_plan, write_plan
+from trnplan.numbers import canon
+from trnplan.plan import PLAN_FORMAT, plan_scenario
+from trnplan.plan.check import check_plan
+from trnplan.plan.file import parse_plan, plan_to_yaml, read_plan, write_plan
+from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 
 @pytest.fixture(scope="module")
 def plan():
-    return optimize(catalog_from_dict(base_specs()), "s", alternatives=2)
+    return plan_scenario(catalog_from_dict(base_specs()), "s", alternatives=2)
 
 
 def test_canon_numbers() -> None:
@@ -32,7 +33,7 @@ def test_round_trip_is_byte_identical(plan, tmp_path) -> None:
     write_plan(plan, path)
     text = path.read_text()
     again = read_plan(path)
-    assert again.to_yaml() == text
+    assert plan_to_yaml(again) == text
     assert text.startswith("alternatives:")  # sorted keys
     assert f"format: {PLAN_FORMAT}" in text
     assert not any(word in text for word in ("time:", "timestamp", "elapsed", "seconds"))  # no timings
@@ -65,7 +66,7 @@ def test_reading_refuses_a_plan_that_does_not_add_up(plan) -> None:
 
 
 def test_a_plan_cut_after_its_tco_is_refused(plan) -> None:
-    text = plan.to_yaml()
+    text = plan_to_yaml(plan)
     cut = text[: text.index("  tco_usd:") + len("  tco_usd: 8")]
     with pytest.raises(InputError, match="truncated|does not add up"):
         parse_plan(cut, "cut.yaml")
@@ -75,7 +76,7 @@ def test_atomic_write_leaves_no_temp_and_replaces(plan, tmp_path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("old\n")
     write_plan(plan, path)
-    assert path.read_text() == plan.to_yaml()
+    assert path.read_text() == plan_to_yaml(plan)
     assert os.listdir(tmp_path) == ["s.yaml"]
 
 
@@ -103,7 +104,7 @@ def test_non_plans_are_refused_clearly(text: str, message: str) -> None:
 
 
 def test_truncated_plan_is_refused(plan) -> None:
-    text = plan.to_yaml()
+    text = plan_to_yaml(plan)
     with pytest.raises(InputError):
         parse_plan(text[: len(text) // 3], "cut.yaml")
 

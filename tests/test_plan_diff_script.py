@@ -3,7 +3,6 @@ run with a stand-in `trnplan` so the test does not depend on the CLI) against te
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import stat
@@ -23,7 +22,7 @@ SHELL = ROOT / "scripts" / "plan-diff.sh"
 
 
 def renamed(plan: Plan, scenario: str) -> Plan:
-    return dataclasses.replace(plan, scenario=scenario)
+    return plan.model_copy(update={"scenario": scenario})
 
 
 @pytest.fixture
@@ -185,3 +184,32 @@ def test_shell_wrapper_unknown_base(repo: Path, tmp_path_factory: pytest.TempPat
     proc = run_shell(repo, bin_dir, "origin/nope")
     assert proc.returncode == 3
     assert "unknown base revision 'origin/nope'" in proc.stderr
+
+
+def test_the_script_is_a_thin_caller_of_the_library(repo: Path) -> None:
+    """The comment and the JSON the script writes are exactly what trnplan.diff.pr_comment makes."""
+    from trnplan.diff import collect_diffs, comment_body, diff_set_to_json, parse_guardrail, scenario_breaches
+
+    proc = run_script(
+        repo, "HEAD~1", "--fresh", "plans", "--out", "out.md", "--json", "out.json", "--guardrail", "tco>+5%"
+    )
+    assert proc.returncode == 1, proc.stderr
+    diffs = collect_diffs("HEAD~1", repo / "plans", cwd=repo)
+    assert [(s.name, s.in_base, s.in_head, s.diff.different) for s in diffs] == [
+        ("fresh.yaml", False, True, True),
+        ("gone.yaml", True, False, True),
+        ("s.yaml", True, True, True),
+        ("same.yaml", True, True, False),
+    ]
+    breaches = scenario_breaches(diffs, [parse_guardrail("tco>+5%")])
+    assert (repo / "out.md").read_text(encoding="utf-8") == comment_body(diffs, "HEAD~1", breaches=breaches)
+    assert (repo / "out.json").read_text(encoding="utf-8") == diff_set_to_json(diffs, "HEAD~1", breaches)
+
+
+def test_comment_with_no_plans() -> None:
+    from trnplan.diff import comment_body
+
+    assert comment_body([], "main") == (
+        f"{MARKER}\n## trnplan plan diff\n\nNo plans at `main` or in this change.\n\n"
+        "Plan: 0 to add, 0 to change, 0 to remove (all scenarios).\n"
+    )

@@ -13,14 +13,14 @@ import os
 from typing import Any
 
 import pytest
-from builders import catalog_from_dict
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from oracle import best_plan
 
-from trnplan.check import check_plan
 from trnplan.errors import InfeasibleError
-from trnplan.optimize import optimize
+from trnplan.plan import plan_scenario
+from trnplan.plan.check import check_plan
+from trnplan.testkit.builders import catalog_from_dict
+from trnplan.testkit.oracle import best_plan
 
 EXAMPLES = int(os.environ.get("TRNPLAN_PROPERTY_EXAMPLES", "400"))
 
@@ -175,12 +175,13 @@ def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
     if truth is None:
         event("infeasible")
         with pytest.raises(InfeasibleError) as info:
-            optimize(catalog, "p", alternatives=0)
+            plan_scenario(catalog, "p", alternatives=0)
         assert info.value.explanation, "an infeasible scenario must say what has to give"
         return
     event(f"feasible {catalog.scenarios['p'].objective}")
-    plan = optimize(catalog, "p", alternatives=0)
+    plan = plan_scenario(catalog, "p", alternatives=0)
     value, _witness = truth
-    assert _agree(plan.objective["value"], value), (plan.objective, value, _witness)
+    assert plan.objective is not None and plan.solver is not None
+    assert _agree(plan.objective.value, value), (plan.objective, value, _witness)
     assert check_plan(plan, catalog) == []
-    assert plan.solver["status"] == "optimal"
+    assert plan.solver.status == "optimal"

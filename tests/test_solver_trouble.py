@@ -20,7 +20,6 @@ from typing import Any
 import pulp
 import pytest
 import yaml
-from builders import base_specs
 from test_optimize_solvers import awkward_specs
 from typer.testing import CliRunner
 
@@ -29,6 +28,8 @@ from trnplan.cli import app
 from trnplan.errors import EXIT_OK, EXIT_SOLVER, SolverError
 from trnplan.optimize import optimize
 from trnplan.optimize.solve import SolveStatus, check_solver_available, solve
+from trnplan.testkit.builders import base_specs, catalog_from_dict
+from trnplan.testkit.portfolio import write_portfolio
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}
@@ -104,11 +105,6 @@ def test_a_time_limit_with_no_incumbent_exits_5_naming_the_limit_and_writes_noth
 
 @pytest.fixture(scope="module")
 def portfolio(tmp_path_factory) -> tuple[Path, str]:
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        from portfolio import write_portfolio
-    finally:
-        sys.path.remove(str(REPO / "bench"))
     specs = tmp_path_factory.mktemp("portfolio") / "specs"
     return specs, write_portfolio(40, specs)
 
@@ -155,8 +151,6 @@ def test_no_solution_without_a_time_limit_is_a_solver_failure_not_a_crash(
     """HiGHS stopping with no solution when no limit was asked for (here forced through its own time_limit
     option) is reported as a failure, not as a time-out: the message used to format a missing limit."""
     monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, time_limit=0.0))
-    from builders import catalog_from_dict
-
     catalog = catalog_from_dict(awkward_specs(n_sites=30, chips=1500))
     assert solve(optimize_pkg.build_model(catalog, "s").prob, "highs").status is SolveStatus.ERROR
     with pytest.raises(SolverError, match=r"the HiGHS solver failed on scenario 's' \(error\)"):

@@ -1,6 +1,6 @@
 """Bill of materials of a plan: its priced line items, by site and category, totalling its capex to the cent.
 
-Pure functions of a plan file (the lines are embedded in it by the cost model's `evaluate`); no catalog.
+Pure functions of a plan (the lines are embedded in it by the cost model's `evaluate`); no catalog.
 """
 
 from __future__ import annotations
@@ -8,14 +8,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from trnplan.costs import BomLine, cents
 from trnplan.errors import InputError
-from trnplan.plan import Plan, canon
+from trnplan.numbers import canon, cents, quantity_text, shortest, usd_text
+from trnplan.plan.check import bom_capex_problem
+from trnplan.plan.model import BomLine, Plan
 
 BOM_FORMAT = "trnplan-bom/1"
 CSV_FIELDS = ("site", "category", "item", "quantity", "unit_usd", "extended_usd", "share", "it_kw")
@@ -30,6 +31,11 @@ class Bom:
     total_usd: float
     capex_usd: float
 
+    def share(self, line: BomLine) -> float:
+        """The line's share of capex, to six decimals: extended_usd / capex_usd (0 when capex is 0)."""
+        capex_cents = cents(self.capex_usd)
+        return round(cents(line.extended_usd) / capex_cents, 6) if capex_cents else 0.0
+
     def by_site(self) -> dict[str, float]:
         """Subtotal per site, summed in cents."""
         return _subtotals(self.lines, lambda line: line.site)
@@ -39,92 +45,44 @@ class Bom:
         return _subtotals(self.lines, lambda line: line.category)
 
 
-def _subtotals(lines: list[BomLine], key: Any) -> dict[str, float]:
+def _subtotals(lines: list[BomLine], key: Callable[[BomLine], str]) -> dict[str, float]:
     acc: dict[str, int] = defaultdict(int)
     for line in lines:
         acc[key(line)] += cents(line.extended_usd)
     return {k: acc[k] / 100 for k in sorted(acc)}
 
 
-def _number(line: dict[str, Any], key: str, where: str, optional: bool = False) -> float | None:
-    value = line.get(key)
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{where}: {key} must be a number, got {value!r}")
-    return value
-
-
-def _text(line: dict[str, Any], key: str, where: str) -> str:
-    value = line.get(key)
-    if not isinstance(value, str) or not value:
-        raise InputError(f"{where}: {key} must be a non-empty string, got {value!r}")
-    return value
+def _mispriced(line: BomLine) -> bool:
+    """Whether quantity x unit_usd misses extended_usd by more than a cent (plus the plan's 6-decimal
+    rounding of the two factors)."""
+    slack = 0.01 + (abs(line.quantity) + abs(line.unit_usd)) * 1e-6
+    return abs(line.quantity * line.unit_usd - line.extended_usd) > slack
 
 
 def build_bom(plan: Plan) -> Bom:
     """The plan's BOM, checked: every line prices to the cent and the lines sum exactly to totals.capex_usd.
 
-    Raises InputError when the plan is corrupt (a malformed line, a mispriced line, or lines that do not
-    sum to the capex).
+    Raises InputError when the plan is corrupt (a mispriced line, or lines that do not sum to the capex).
     """
     where_plan = f"plan '{plan.scenario}'"
-    raw: list[tuple[str, str, str, float, float, int, float | None]] = []
     for i, line in enumerate(plan.bom):
-        where = f"{where_plan}: bom[{i}]"
-        if not isinstance(line, dict):
-            raise InputError(f"{where}: not a mapping")
-        site, category, item = (_text(line, k, where) for k in ("site", "category", "item"))
-        quantity = _number(line, "quantity", where)
-        unit_usd = _number(line, "unit_usd", where)
-        extended_usd = _number(line, "extended_usd", where)
-        it_kw = _number(line, "it_kw", where, optional=True)
-        assert quantity is not None and unit_usd is not None and extended_usd is not None
-        # Plans store numbers rounded to 6 decimals, so allow that much slack before calling a line mispriced.
-        slack = 0.01 + (abs(quantity) + abs(unit_usd)) * 1e-6
-        if abs(quantity * unit_usd - extended_usd) > slack:
+        if _mispriced(line):
             raise InputError(
-                f"{where} ({item}): {quantity:g} x ${unit_usd:,.2f} is not the extended "
-                f"${extended_usd:,.2f}; the plan file is corrupt"
+                f"{where_plan}: bom[{i}] ({line.item}): {line.quantity:g} x ${line.unit_usd:,.2f} is not the "
+                f"extended ${line.extended_usd:,.2f}; the plan file is corrupt"
             )
-        raw.append((site, category, item, quantity, unit_usd, cents(extended_usd), it_kw))
-    raw.sort(key=lambda r: (r[0], r[1], r[2], r[4], r[3]))
-    total_cents = sum(r[5] for r in raw)
-    capex = plan.totals.get("capex_usd")
-    if isinstance(capex, bool) or not isinstance(capex, (int, float)) or not math.isfinite(capex):
-        raise InputError(f"{where_plan}: totals.capex_usd must be a number, got {capex!r}")
-    capex_cents = cents(capex)
-    if total_cents != capex_cents:
+    lines = sorted(plan.bom, key=lambda ln: (ln.site, ln.category, ln.item, ln.unit_usd, ln.quantity))
+    total_cents = sum(cents(line.extended_usd) for line in lines)
+    capex_cents = cents(plan.totals.capex_usd)
+    if bom_capex_problem(lines, plan.totals.capex_usd) is not None:
         raise InputError(
             f"{where_plan}: BOM lines sum to ${total_cents / 100:,.2f} but totals.capex_usd is "
             f"${capex_cents / 100:,.2f}; the plan file is corrupt or was edited by hand (re-plan it)"
         )
-    lines = [
-        BomLine(
-            site=site,
-            category=category,
-            item=item,
-            quantity=quantity,
-            unit_usd=unit_usd,
-            extended_usd=ext_cents / 100,
-            share=round(ext_cents / capex_cents, 6) if capex_cents else 0.0,
-            it_kw=it_kw,
-        )
-        for site, category, item, quantity, unit_usd, ext_cents, it_kw in raw
-    ]
     return Bom(scenario=plan.scenario, lines=lines, total_usd=total_cents / 100, capex_usd=capex_cents / 100)
 
 
 # --- output --------------------------------------------------------------------------------------
-
-
-def _csv_number(value: float | None) -> str:
-    """Shortest text that reads back as the same float: 64, 72.5, 0.992248; '' for none."""
-    if value is None:
-        return ""
-    if float(value).is_integer() and abs(value) < 2**53:
-        return str(int(value))
-    return repr(float(value))
 
 
 def bom_to_csv(bom: Bom) -> str:
@@ -139,22 +97,23 @@ def bom_to_csv(bom: Bom) -> str:
                 line.site,
                 line.category,
                 line.item,
-                _csv_number(line.quantity),
-                _csv_number(line.unit_usd),
-                _csv_number(line.extended_usd),
-                _csv_number(line.share),
-                _csv_number(line.it_kw),
+                shortest(line.quantity),
+                shortest(line.unit_usd),
+                shortest(line.extended_usd),
+                shortest(bom.share(line)),
+                shortest(line.it_kw),
             ]
         )
     return out.getvalue()
 
 
 def bom_to_dict(bom: Bom) -> dict[str, Any]:
-    """The JSON form: format, scenario, lines, total_usd, capex_usd and subtotals by site and category."""
+    """The JSON form: format, scenario, lines (each with its share), total_usd, capex_usd and subtotals by
+    site and category."""
     return {
         "format": BOM_FORMAT,
         "scenario": bom.scenario,
-        "lines": [asdict(line) for line in bom.lines],
+        "lines": [{**line.model_dump(), "share": bom.share(line)} for line in bom.lines],
         "total_usd": bom.total_usd,
         "capex_usd": bom.capex_usd,
         "by_site": bom.by_site(),
@@ -163,22 +122,11 @@ def bom_to_dict(bom: Bom) -> dict[str, Any]:
 
 
 def bom_to_json(bom: Bom) -> str:
+    """`bom_to_dict` as stable, indented JSON text ending in a newline."""
     return (
         json.dumps(canon(bom_to_dict(bom)), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
         + "\n"
     )
-
-
-def usd_text(value: float) -> str:
-    """$1,234.56, with the sign before the dollar."""
-    sign = "-" if value < 0 else ""
-    return f"{sign}${abs(value):,.2f}"
-
-
-def quantity_text(value: float) -> str:
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.6f}".rstrip("0").rstrip(".")
 
 
 def _cell(text: str) -> str:
@@ -191,6 +139,40 @@ def _share_text(part_usd: float, total_usd: float) -> str:
 
 def _row(*cells: str) -> str:
     return "| " + " | ".join(cells) + " |"
+
+
+def _site_rows(site: str, site_lines: list[BomLine], total: float) -> list[str]:
+    """A site's lines by category, a subtotal per category of several lines, then the site subtotal."""
+    out = []
+    by_category: dict[str, list[BomLine]] = defaultdict(list)
+    for line in site_lines:
+        by_category[line.category].append(line)
+    for category in sorted(by_category):
+        cat_lines = by_category[category]
+        for line in cat_lines:
+            out.append(
+                _row(
+                    _cell(site),
+                    _cell(category),
+                    _cell(line.item),
+                    quantity_text(line.quantity),
+                    usd_text(line.unit_usd),
+                    usd_text(line.extended_usd),
+                    _share_text(line.extended_usd, total),
+                )
+            )
+        if len(cat_lines) > 1:
+            sub = sum(cents(line.extended_usd) for line in cat_lines) / 100
+            out.append(
+                _row(_cell(site), _cell(category), "*subtotal*", "", "", f"*{usd_text(sub)}*",
+                     _share_text(sub, total))
+            )
+    sub = sum(cents(line.extended_usd) for line in site_lines) / 100
+    out.append(
+        _row(f"**{_cell(site)}**", "", "**site subtotal**", "", "", f"**{usd_text(sub)}**",
+             _share_text(sub, total))
+    )
+    return out
 
 
 def bom_to_markdown(bom: Bom) -> str:
@@ -207,49 +189,7 @@ def bom_to_markdown(bom: Bom) -> str:
     for line in bom.lines:
         by_site[line.site].append(line)
     for site in sorted(by_site):
-        site_lines = by_site[site]
-        by_category: dict[str, list[BomLine]] = defaultdict(list)
-        for line in site_lines:
-            by_category[line.category].append(line)
-        for category in sorted(by_category):
-            cat_lines = by_category[category]
-            for line in cat_lines:
-                out.append(
-                    _row(
-                        _cell(site),
-                        _cell(category),
-                        _cell(line.item),
-                        quantity_text(line.quantity),
-                        usd_text(line.unit_usd),
-                        usd_text(line.extended_usd),
-                        _share_text(line.extended_usd, total),
-                    )
-                )
-            if len(cat_lines) > 1:
-                sub = sum(cents(line.extended_usd) for line in cat_lines) / 100
-                out.append(
-                    _row(
-                        _cell(site),
-                        _cell(category),
-                        "*subtotal*",
-                        "",
-                        "",
-                        f"*{usd_text(sub)}*",
-                        _share_text(sub, total),
-                    )
-                )
-        sub = sum(cents(line.extended_usd) for line in site_lines) / 100
-        out.append(
-            _row(
-                f"**{_cell(site)}**",
-                "",
-                "**site subtotal**",
-                "",
-                "",
-                f"**{usd_text(sub)}**",
-                _share_text(sub, total),
-            )
-        )
+        out += _site_rows(site, by_site[site], total)
     all_share = "100.0%" if total else ""
     out.append(_row("**total**", "", "", "", "", f"**{usd_text(total)}**", all_share))
     out += ["", _row("Category", "USD", "Share"), "|---|--:|--:|"]

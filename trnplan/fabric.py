@@ -14,7 +14,7 @@ def tier_capacity(radix: int, tiers: int) -> int:
     """Endpoints a t-tier Clos of radix-k switches serves: k for t = 1, else 2 x (k/2)^t."""
     if tiers == 1:
         return radix
-    return 2 * (radix // 2) ** tiers
+    return int(2 * (radix // 2) ** tiers)
 
 
 def tiers_needed(ports: int, radix: int) -> int:

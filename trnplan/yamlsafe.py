@@ -128,7 +128,7 @@ class _Refused(Exception):
         self.message = message
 
 
-class _Composer(yaml.SafeLoader):
+class _Composer(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
     """SafeLoader whose composition is bounded in depth and node count (the composer recurses)."""
 
     def __init__(self, text: str, max_nodes: int, max_depth: int):
@@ -148,7 +148,7 @@ class _Composer(yaml.SafeLoader):
             if self._nodes > self._max_nodes:
                 mark = self.peek_event().start_mark
                 raise _Refused(*_where(mark), f"more than {self._max_nodes} YAML nodes")
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 

@@ -55,44 +55,55 @@ def _unlock_lines(model: Model) -> list[str]:
     ]
 
 
-def explain_infeasible(
-    catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None
-) -> list[str]:
-    """Lines that say which constraints must give, and by how much."""
-    out: list[str] = []
+def _no_scale_out_lines(catalog: Catalog, scenario_id: str) -> list[str]:
+    """Why no scale-out switch can serve the scenario at all; [] when one can."""
     scenario = catalog.scenarios[scenario_id]
-    if not scale_out_switches(catalog, scenario):
-        candidates = sorted(
-            (s.available_from, k) for k, s in catalog.switches.items() if s.role == "scale_out"
-        )
-        if not candidates:
-            return ["the specs describe no scale-out switch; add one to `switches` with role scale_out"]
-        month, earliest = candidates[0]
-        return [
-            f"no scale-out switch is available by as_of {scenario.as_of}: "
-            f"the earliest, {earliest}, is available from {month}"
-        ]
+    if scale_out_switches(catalog, scenario):
+        return []
+    candidates = sorted((s.available_from, k) for k, s in catalog.switches.items() if s.role == "scale_out")
+    if not candidates:
+        return ["the specs describe no scale-out switch; add one to `switches` with role scale_out"]
+    month, earliest = candidates[0]
+    return [
+        f"no scale-out switch is available by as_of {scenario.as_of}: "
+        f"the earliest, {earliest}, is available from {month}"
+    ]
+
+
+def _capacity_lines(catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None) -> list[str]:
+    """With today's choices (no unlocks), how much more capacity it would take."""
     capacity = build_model(catalog, scenario_id, elastic=True)
     for var, _reason in capacity.unlocks.values():
         var.upBound = 0
     set_elastic_objective(capacity, unlock_weight=0.0, slack_weight=1.0)
     first = solve(capacity.prob, solver, time_limit)
-    capacity_lines = _slack_lines(capacity) if first.status.has_solution else []
+    return _slack_lines(capacity) if first.status.has_solution else []
 
+
+def _choice_lines(catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None) -> list[str]:
+    """Which blocked choices would have to change (unlocks cheap, capacity dear)."""
     choices = build_model(catalog, scenario_id, elastic=True)
     set_elastic_objective(choices, unlock_weight=1.0, slack_weight=100.0)
     second = solve(choices.prob, solver, time_limit)
-    choice_lines = (_unlock_lines(choices) + _slack_lines(choices)) if second.status.has_solution else []
+    return (_unlock_lines(choices) + _slack_lines(choices)) if second.status.has_solution else []
 
-    capacity_ok = capacity_lines and not any(line.startswith("demand for") for line in capacity_lines)
+
+def explain_infeasible(
+    catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None
+) -> list[str]:
+    """Lines that say which constraints must give, and by how much."""
+    missing_fabric = _no_scale_out_lines(catalog, scenario_id)
+    if missing_fabric:
+        return missing_fabric
+    capacity_lines = _capacity_lines(catalog, scenario_id, solver, time_limit)
+    choice_lines = _choice_lines(catalog, scenario_id, solver, time_limit)
+    out: list[str] = []
+    capacity_ok = bool(capacity_lines) and not any(line.startswith("demand for") for line in capacity_lines)
     if capacity_ok:
         out.append("with the current choices, capacity must give:")
         out.extend(f"  {line}" for line in capacity_lines)
-    if (
-        choice_lines
-        and choice_lines != capacity_lines
-        and any(line.startswith("lift:") for line in choice_lines)
-    ):
+    lifts = any(line.startswith("lift:") for line in choice_lines)
+    if choice_lines and choice_lines != capacity_lines and lifts:
         out.append("or" if capacity_ok else "choices must change:")
         out.extend(f"  {line}" for line in choice_lines)
     if not out:

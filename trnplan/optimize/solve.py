@@ -9,42 +9,21 @@ turns into exit 130; nothing is written, because plans are written only after ev
 
 from __future__ import annotations
 
-import enum
 import functools
 import os
 import sys
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import pulp
 
 from trnplan.errors import InputError, SolverError
+from trnplan.solution import SolveResult, SolveStatus, Termination
+
+__all__ = ["SOLVERS", "SolveResult", "SolveStatus", "Termination", "check_solver_available", "solve"]
 
 SOLVERS = ("highs", "cbc")
 MIN_HIGHSPY = "1.15"
-
-
-class SolveStatus(enum.Enum):
-    OPTIMAL = "optimal"  # proven optimal (gap 0)
-    FEASIBLE = "feasible"  # stopped at a limit with an incumbent; see the gap
-    INFEASIBLE = "infeasible"
-    UNBOUNDED = "unbounded"
-    NO_SOLUTION = "no_solution"  # stopped at a limit without any feasible solution
-    ERROR = "error"
-
-    @property
-    def has_solution(self) -> bool:
-        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    status: SolveStatus
-    solver: str
-    version: str
-    mip_gap: float | None
-    objective: float | None
 
 
 _banner_silenced = False
@@ -62,7 +41,7 @@ def silence_highs_banner() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, 1)
-        highspy.Highs()
+        highspy.Highs()  # type: ignore[no-untyped-call]
     finally:
         os.dup2(saved, 1)
         os.close(saved)
@@ -74,7 +53,7 @@ def highs_version() -> str:
     try:
         import highspy
 
-        h = highspy.Highs()
+        h = highspy.Highs()  # type: ignore[no-untyped-call]
         return f"{h.version()}" if hasattr(h, "version") else "unknown"
     except Exception:  # pragma: no cover - version lookup must never fail a solve
         return "unknown"
@@ -136,7 +115,7 @@ def _cbc_command() -> pulp.LpSolver | None:
                 continue
             solver = cls(msg=False)
             if solver.available():
-                return cls  # type: ignore[no-any-return]
+                return cls
     return None
 
 
@@ -146,7 +125,7 @@ def solve(prob: pulp.LpProblem, solver: str = "highs", time_limit: float | None 
     result = _solve_highs(prob, time_limit) if solver == "highs" else _solve_cbc(prob, time_limit)
     if result.status is SolveStatus.NO_SOLUTION and time_limit is None:
         # "Stopped at a limit with no solution" when no limit was set is a solver failure, not a time-out.
-        result = SolveResult(SolveStatus.ERROR, result.solver, result.version, None, None)
+        result = SolveResult(SolveStatus.ERROR, result.solver, result.version, None, None, result.termination)
     return result
 
 
@@ -198,12 +177,37 @@ def _run_highs(h: Any, prob: pulp.LpProblem | None = None) -> None:
         raise
 
 
-def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
+def _highs_outcome(model_status: Any, has_primal: bool) -> tuple[SolveStatus, Termination]:
+    """HiGHS's model status as (what the result is worth, why HiGHS stopped)."""
     import highspy
 
+    S = highspy.HighsModelStatus
+    limits = {
+        S.kTimeLimit: Termination.TIME_LIMIT,
+        S.kIterationLimit: Termination.ITERATION_LIMIT,
+        S.kSolutionLimit: Termination.SOLUTION_LIMIT,
+        S.kInterrupt: Termination.INTERRUPT,
+    }
+    if model_status == S.kOptimal:
+        return SolveStatus.OPTIMAL, Termination.OPTIMAL
+    if model_status == S.kInfeasible:
+        return SolveStatus.INFEASIBLE, Termination.INFEASIBLE
+    if model_status == S.kUnbounded:
+        return SolveStatus.UNBOUNDED, Termination.UNBOUNDED
+    if model_status == S.kUnboundedOrInfeasible:
+        return SolveStatus.INFEASIBLE, Termination.INFEASIBLE
+    termination = limits.get(model_status, Termination.OTHER)
+    if has_primal:
+        return SolveStatus.FEASIBLE, termination
+    if termination is not Termination.OTHER:
+        return SolveStatus.NO_SOLUTION, termination
+    return SolveStatus.ERROR, termination
+
+
+def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
     silence_highs_banner()
     # One thread, a fixed seed and gap 0: the same model gives the same plan on any machine.
-    options = {"msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": 0}
+    options: dict[str, Any] = {"msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": 0}
     if time_limit is not None:
         options["timeLimit"] = float(time_limit)
     highs = pulp.HiGHS(**options)
@@ -212,28 +216,18 @@ def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
         warnings.simplefilter("ignore")
         prob.solve(highs)
     h = prob.solverModel
-    model_status = h.getModelStatus()
     info = h.getInfo()
     has_primal = getattr(info, "primal_solution_status", 0) == 2
-    S = highspy.HighsModelStatus
-    gap = float(getattr(info, "mip_gap", 0.0))
-    if gap != gap or gap > 1e300:  # NaN or inf when no incumbent
-        gap = None  # type: ignore[assignment]
-    if model_status == S.kOptimal:
-        status = SolveStatus.OPTIMAL
+    status, termination = _highs_outcome(h.getModelStatus(), has_primal)
+    gap: float | None = float(getattr(info, "mip_gap", 0.0))
+    if gap != gap or gap > 1e300:  # type: ignore[operator]  # NaN or inf when no incumbent
+        gap = None
+    if status is SolveStatus.OPTIMAL:
         gap = 0.0 if gap is None or gap <= 1e-9 else gap  # proven: any gap left is rounding
-    elif model_status == S.kInfeasible:
-        status = SolveStatus.INFEASIBLE
-    elif model_status in (S.kUnbounded, S.kUnboundedOrInfeasible):
-        status = SolveStatus.UNBOUNDED if model_status == S.kUnbounded else SolveStatus.INFEASIBLE
-    elif has_primal:
-        status = SolveStatus.FEASIBLE
-    elif model_status in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt):
-        status = SolveStatus.NO_SOLUTION
-    else:
-        status = SolveStatus.ERROR
     objective = pulp.value(prob.objective) if status.has_solution else None
-    return SolveResult(status, "HiGHS", highs_version(), gap if status.has_solution else None, objective)
+    return SolveResult(
+        status, "HiGHS", highs_version(), gap if status.has_solution else None, objective, termination
+    )
 
 
 def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
@@ -243,20 +237,10 @@ def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
         warnings.simplefilter("ignore")
         solver = cls(msg=False, gapRel=0.0, gapAbs=1e-9, timeLimit=time_limit, threads=1)
         prob.solve(solver)
-    status_name = pulp.LpStatus.get(prob.status, "Undefined")
-    sol = getattr(prob, "sol_status", None)
-    if sol == pulp.LpSolutionOptimal or (status_name == "Optimal" and sol is None):
-        status = SolveStatus.OPTIMAL
-    elif sol == pulp.LpSolutionIntegerFeasible:
-        status = SolveStatus.FEASIBLE
-    elif status_name == "Infeasible":
-        status = SolveStatus.INFEASIBLE
-    elif status_name == "Unbounded":
-        status = SolveStatus.UNBOUNDED
-    elif status_name == "Not Solved":
-        status = SolveStatus.NO_SOLUTION
-    else:
-        status = SolveStatus.ERROR
+    status = _cbc_status(pulp.LpStatus.get(prob.status, "Undefined"), getattr(prob, "sol_status", None))
+    termination = CBC_TERMINATION.get(status, Termination.OTHER)
+    if termination is Termination.OTHER and status is not SolveStatus.ERROR and time_limit is not None:
+        termination = Termination.TIME_LIMIT  # CBC says no more than "stopped" with or without a solution
     objective = pulp.value(prob.objective) if status.has_solution else None
     version = getattr(pulp, "__version__", "?")
     return SolveResult(
@@ -265,4 +249,25 @@ def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
         f"bundled with PuLP {version}",
         0.0 if status is SolveStatus.OPTIMAL else None,
         objective,
+        termination,
     )
+
+
+CBC_TERMINATION = {
+    SolveStatus.OPTIMAL: Termination.OPTIMAL,
+    SolveStatus.INFEASIBLE: Termination.INFEASIBLE,
+    SolveStatus.UNBOUNDED: Termination.UNBOUNDED,
+}
+
+
+def _cbc_status(status_name: str, sol: Any) -> SolveStatus:
+    """PuLP's status and solution status of a CBC run as one SolveStatus."""
+    if sol == pulp.LpSolutionOptimal or (status_name == "Optimal" and sol is None):
+        return SolveStatus.OPTIMAL
+    if sol == pulp.LpSolutionIntegerFeasible:
+        return SolveStatus.FEASIBLE
+    return {
+        "Infeasible": SolveStatus.INFEASIBLE,
+        "Unbounded": SolveStatus.UNBOUNDED,
+        "Not Solved": SolveStatus.NO_SOLUTION,
+    }.get(status_name, SolveStatus.ERROR)

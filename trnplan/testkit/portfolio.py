@@ -22,7 +22,6 @@ from typing import Any
 
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
 STATES = [  # (name, industrial USD/kWh), EIA 2023 state averages as in the shipped sites
     ("va", 0.0892),
     ("tx", 0.0660),
@@ -37,8 +36,12 @@ DEFAULT_SHARE = 0.7
 
 def shipped_catalog(spec_dir: Path | None = None) -> dict[str, Any]:
     """chips, forms, switches and cooling from the shipped specs (sites and scenarios are generated)."""
+    # trnplan is imported on use here, so that bench/run.py's worker can time trnplan's own import.
+    from trnplan.load import bundled_specs_dir
+
     data: dict[str, Any] = {"chips": {}, "forms": {}, "switches": {}, "cooling": {}}
-    for path in sorted((spec_dir or REPO / "specs").glob("*.yaml")):
+
+    for path in sorted((spec_dir or bundled_specs_dir()).glob("*.yaml")):
         doc = yaml.safe_load(path.read_text()) or {}
         for kind in data:
             data[kind].update(doc.get(kind, {}))

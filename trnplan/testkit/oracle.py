@@ -9,15 +9,18 @@ winning combination is evaluated once more as a whole.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
-from trnplan.catalog import Catalog
-from trnplan.check import constraint_rows
+from trnplan.catalog import Catalog, Scenario
 from trnplan.costs import Deployment, evaluate, scale_out_switches, site_options
+from trnplan.plan.check import constraint_rows
 
 
 @dataclass(frozen=True)
 class Candidate:
+    """Decisions at one or more sites, with the figures that add up over sites."""
+
     deployments: tuple[Deployment, ...]
     scale_out: tuple[tuple[str, str], ...]
     chips: float
@@ -31,10 +34,10 @@ class Candidate:
 EMPTY = Candidate((), (), 0, 0, 0, 0, 0, ())
 
 
-def _vectors(bounds: list[int], racks: list[int], max_racks: int):
+def _vectors(bounds: list[int], racks: list[int], max_racks: int) -> Iterator[tuple[int, ...]]:
     """Unit vectors within per-option bounds whose compute racks fit in max_racks."""
 
-    def rec(i: int, left: int):
+    def rec(i: int, left: int) -> Iterator[tuple[int, ...]]:
         if i == len(bounds):
             yield ()
             return
@@ -46,6 +49,7 @@ def _vectors(bounds: list[int], racks: list[int], max_racks: int):
 
 
 def site_candidates(catalog: Catalog, scenario_id: str, site_id: str) -> list[Candidate]:
+    """Every plan of one site that keeps within the site's own limits, the empty one first."""
     scenario = catalog.scenarios[scenario_id]
     site = catalog.sites[site_id]
     options = site_options(catalog, scenario, site_id)
@@ -71,73 +75,85 @@ def site_candidates(catalog: Catalog, scenario_id: str, site_id: str) -> list[Ca
                 Candidate(
                     deployments,
                     ((site_id, switch),),
-                    t["chips"],
-                    t["fp8_pflops"],
-                    t["hbm_tb"],
-                    t["capex_usd"],
-                    t["tco_usd"],
+                    t.chips,
+                    t.fp8_pflops,
+                    t.figure("hbm_tb"),
+                    t.capex_usd,
+                    t.tco_usd,
                     tuple(sorted(ev.supply_used.items())),
                 )
             )
     return out
 
 
+def _add_up(combo: tuple[Candidate, ...]) -> Candidate:
+    """One candidate per site, summed (capex and TCO add up over sites); decisions left out until needed."""
+    supply: dict[str, int] = {}
+    for c in combo:
+        for key, used in c.supply:
+            supply[key] = supply.get(key, 0) + used
+    return Candidate(
+        (),
+        (),
+        sum(c.chips for c in combo),
+        sum(c.fp8_pflops for c in combo),
+        sum(c.hbm_tb for c in combo),
+        sum(c.capex_usd for c in combo),
+        sum(c.tco_usd for c in combo),
+        tuple(sorted(supply.items())),
+    )
+
+
+def _meets_demand(scenario: Scenario, total: Candidate) -> bool:
+    demand = scenario.demand
+    if demand.chips is not None and total.chips < demand.chips:
+        return False
+    if demand.fp8_pflops is not None and total.fp8_pflops < demand.fp8_pflops * (1 - 1e-9):
+        return False
+    return demand.hbm_tb is None or total.hbm_tb >= demand.hbm_tb * (1 - 1e-9)
+
+
+def _within_limits(scenario: Scenario, total: Candidate) -> bool:
+    """Supply caps and budgets (the per-site limits were checked when the site's candidates were made)."""
+    used = dict(total.supply)
+    if any(used.get(key, 0) > cap for key, cap in scenario.supply.items()):
+        return False
+    budget = scenario.budget
+    if budget.capex_usd is not None and total.capex_usd > budget.capex_usd * (1 + 1e-9):
+        return False
+    return budget.tco_usd is None or total.tco_usd <= budget.tco_usd * (1 + 1e-9)
+
+
+def _score(objective: str, total: Candidate) -> float:
+    """Larger is better: -TCO, PFLOPs, or PFLOPs per USD of TCO."""
+    if objective == "min_tco":
+        return -total.tco_usd
+    if objective == "max_perf":
+        return total.fp8_pflops
+    return total.fp8_pflops / total.tco_usd
+
+
 def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Candidate] | None:
     """The optimal objective value and a plan achieving it, or None when no plan is feasible."""
     scenario = catalog.scenarios[scenario_id]
     per_site = [site_candidates(catalog, scenario_id, s) for s in sorted(scenario.sites)]
-    demand, budget = scenario.demand, scenario.budget
     best: tuple[float, Candidate] | None = None
     for combo in itertools.product(*per_site):
-        chips = sum(c.chips for c in combo)
-        if chips == 0:
+        total = _add_up(combo)
+        if total.chips == 0 or not _meets_demand(scenario, total) or not _within_limits(scenario, total):
             continue
-        pflops = sum(c.fp8_pflops for c in combo)
-        hbm = sum(c.hbm_tb for c in combo)
-        if demand.chips is not None and chips < demand.chips:
-            continue
-        if demand.fp8_pflops is not None and pflops < demand.fp8_pflops * (1 - 1e-9):
-            continue
-        if demand.hbm_tb is not None and hbm < demand.hbm_tb * (1 - 1e-9):
-            continue
-        supply: dict[str, int] = {}
-        for c in combo:
-            for key, used in c.supply:
-                supply[key] = supply.get(key, 0) + used
-        if any(supply.get(key, 0) > cap for key, cap in scenario.supply.items()):
-            continue
-        capex = sum(c.capex_usd for c in combo)
-        tco = sum(c.tco_usd for c in combo)
-        if budget.capex_usd is not None and capex > budget.capex_usd * (1 + 1e-9):
-            continue
-        if budget.tco_usd is not None and tco > budget.tco_usd * (1 + 1e-9):
-            continue
-        if scenario.objective == "min_tco":
-            value = -tco
-        elif scenario.objective == "max_perf":
-            value = pflops
-        else:
-            value = pflops / tco
+        value = _score(scenario.objective, total)
         if best is None or value > best[0]:
-            merged = Candidate(
-                tuple(d for c in combo for d in c.deployments),
-                tuple(s for c in combo for s in c.scale_out),
-                chips,
-                pflops,
-                hbm,
-                capex,
-                tco,
-                tuple(sorted(supply.items())),
-            )
-            best = (value, merged)
+            deployments = tuple(d for c in combo for d in c.deployments)
+            scale_out = tuple(s for c in combo for s in c.scale_out)
+            best = (value, replace(total, deployments=deployments, scale_out=scale_out))
     if best is None:
         return None
-    value, cand = best
-    ev = evaluate(catalog, scenario, cand.deployments, dict(cand.scale_out))
-    t = ev.totals
+    cand = best[1]
+    t = evaluate(catalog, scenario, cand.deployments, dict(cand.scale_out)).totals
     exact = {
-        "min_tco": t["tco_usd"],
-        "max_perf": t["fp8_pflops"],
-        "max_perf_per_tco": t["fp8_pflops"] / t["tco_usd"] * 1e6,
+        "min_tco": t.tco_usd,
+        "max_perf": t.fp8_pflops,
+        "max_perf_per_tco": t.fp8_pflops / t.tco_usd * 1e6,
     }
     return exact[scenario.objective], cand

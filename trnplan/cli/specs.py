@@ -1,0 +1,127 @@
+"""Commands on the specs: `validate`, `show` and `schema`."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from trnplan.cli.common import DataFormatOpt, SetOpt, SpecsOpt, as_data, echo_err, emit, guarded, load_catalog
+from trnplan.errors import KINDS
+
+if TYPE_CHECKING:
+    from trnplan.catalog import Catalog
+
+Kind = StrEnum("Kind", [(k, k) for k in KINDS])  # type: ignore[misc]
+
+_NOUNS = {
+    "chips": ("chip", "chips"),
+    "forms": ("form", "forms"),
+    "switches": ("switch", "switches"),
+    "cooling": ("cooling type", "cooling types"),
+    "sites": ("site", "sites"),
+    "scenarios": ("scenario", "scenarios"),
+}
+
+
+@guarded
+def validate(specs: SpecsOpt = None, overrides: SetOpt = None) -> None:
+    """Load and check every spec; report all problems as path:line:col: key.path: message.
+
+    Exits 3 if there is any problem.
+
+    Examples:
+
+        trnplan validate
+        trnplan validate --specs specs --specs my-overrides
+    """
+    catalog = load_catalog(specs, overrides)
+    emit(_counts(catalog) + ": OK")
+
+
+def _counts(catalog: Catalog) -> str:
+    """'1 chip, 2 forms, ...': how many entities of each kind."""
+    counts = []
+    for kind in KINDS:
+        n = len(catalog.of(kind))
+        counts.append(f"{n} {_NOUNS[kind][0 if n == 1 else 1]}")
+    return ", ".join(counts)
+
+
+@guarded
+def show(
+    kind: Annotated[
+        Kind,
+        typer.Argument(metavar="KIND", show_default=False, help="What to list: " + ", ".join(KINDS) + "."),
+    ],
+    fmt: DataFormatOpt = "table",
+    specs: SpecsOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Show the catalog as a table with derived figures; estimates are marked with *.
+
+    `forms` is the Rosetta stone of brand names, codenames and topology names, with each scale-up
+    option's rack IT kW. JSON and YAML list one object per entity: id, spec fields and `derived`.
+
+    Examples:
+
+        trnplan show forms
+        trnplan show chips --format json
+    """
+    catalog = load_catalog(specs, overrides)
+    if fmt == "table":
+        from trnplan.render import render_catalog
+
+        emit(render_catalog(kind.value, catalog))
+    else:
+        emit(as_data(catalog_items(catalog, kind.value), fmt))
+
+
+def catalog_items(catalog: Catalog, kind: str) -> list[Any]:
+    """One object per entity of a kind, sorted by id: id, spec fields and `derived`, in canonical numbers."""
+    from trnplan.catalog import DERIVED
+    from trnplan.numbers import canon
+
+    derive = DERIVED.get(kind)
+    items = [
+        {
+            "id": entity_id,
+            **entity.model_dump(mode="json"),
+            "derived": derive(entity, catalog) if derive else {},
+        }
+        for entity_id, entity in sorted(catalog.of(kind).items())
+    ]
+    return canon(items)  # type: ignore[no-any-return]
+
+
+@guarded
+def schema(
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            dir_okay=False,
+            show_default=False,
+            help="Write the schema to FILE instead of stdout.",
+        ),
+    ] = None,
+) -> None:
+    """JSON Schema of the spec files, for editors (yaml-language-server) and CI.
+
+    Examples:
+
+        trnplan schema --out trnplan.schema.json
+    """
+    from trnplan.schema import schema_json
+
+    text = schema_json()
+    if out is None:
+        emit(text)
+        return
+    from trnplan.files import write_text_atomic
+
+    write_text_atomic(out, text if text.endswith("\n") else text + "\n")
+    echo_err(f"wrote {out}")

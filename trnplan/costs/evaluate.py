@@ -1,0 +1,297 @@
+"""Evaluate decisions: every figure a plan states (BOM lines to the cent, power, fabric, opex, TCO),
+computed from its deployments and each site's scale-out switch alone."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario
+from trnplan.costs.options import NO_SWITCH, Deployment, make_option, network_rack_limit_kw, option_lines
+from trnplan.costs.rates import colocation_usd_per_kw_year, crf, energy_usd_per_kw_year
+from trnplan.fabric import FabricSize, size_fabric
+from trnplan.numbers import cents
+from trnplan.plan.model import BomLine, Totals
+
+
+@dataclass(frozen=True)
+class DeploymentFigures:
+    deployment: Deployment
+    racks: int
+    chips: int
+    domains: int
+    it_power_kw: float
+    fp8_pflops: float
+    hbm_tb: float
+    capex_usd: float
+
+
+@dataclass(frozen=True)
+class SiteFigures:
+    site: str
+    deployments: list[DeploymentFigures]
+    fabric: FabricSize | None
+    fabric_capex_usd: float
+    cooling_used: list[str]
+    compute_racks: int
+    it_power_kw: float
+    facility_power_kw: float
+    capex_usd: float
+    opex_usd_per_year: float
+    utilization: dict[str, float]
+    energy_usd_per_year: float = 0.0
+    colocation_usd_per_year: float = 0.0
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything a plan states, computed from decisions alone."""
+
+    sites: dict[str, SiteFigures]
+    bom: list[BomLine]
+    totals: Totals
+    supply_used: dict[str, int] = field(default_factory=dict)
+
+
+RawLine = tuple[str, str, str, float, float, float | None]
+"""(site, category, item, quantity, unit_usd, it_kw) before equal lines are merged and priced."""
+
+
+def _merge_lines(raw: Iterable[RawLine]) -> list[BomLine]:
+    """Merge equal (site, category, item, unit price) lines, then price each merged line to the cent."""
+    qty: dict[tuple[str, str, str, float], float] = defaultdict(float)
+    kw: dict[tuple[str, str, str, float], float] = defaultdict(float)
+    has_kw: set[tuple[str, str, str, float]] = set()
+    for site, category, item, quantity, unit_usd, it_kw in raw:
+        key = (site, category, item, unit_usd)
+        qty[key] += quantity
+        if it_kw is not None:
+            kw[key] += it_kw
+            has_kw.add(key)
+    lines = []
+    for key in sorted(qty):
+        site, category, item, unit_usd = key
+        q = round(qty[key], 6)
+        if q == 0:
+            continue
+        lines.append(
+            BomLine(
+                site=site,
+                category=category,
+                item=item,
+                quantity=q,
+                unit_usd=unit_usd,
+                extended_usd=cents(q * unit_usd) / 100,
+                it_kw=round(kw[key], 6) if key in has_kw else None,
+            )
+        )
+    return lines
+
+
+@dataclass
+class _SiteLoad:
+    """What a site's deployments add up to before its fabric is sized (filled by `_add_deployments`)."""
+
+    figures: list[DeploymentFigures] = field(default_factory=list)
+    kw_by_cooling: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    gbps: float = 0.0
+    endpoint_optics: int = 0
+    compute_racks: int = 0
+    capex_usd: float = 0.0
+
+
+def _add_deployments(
+    catalog: Catalog, deployments: list[Deployment], raw_lines: list[RawLine], supply: dict[str, int]
+) -> _SiteLoad:
+    """Each deployment's BOM lines and figures, and the site's load by cooling, fabric and supply."""
+    load = _SiteLoad()
+    for d in sorted(deployments):
+        opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch)
+        n = d.units
+        dep_capex = 0.0
+        for category, item, quantity, unit_usd in option_lines(catalog, d.form, d.cooling, d.scale_up_switch):
+            is_kw = category == "cooling"
+            raw_lines.append(
+                (d.site, category, item, quantity * n, unit_usd, quantity * n if is_kw else None)
+            )
+            dep_capex += cents(quantity * n * unit_usd) / 100
+        load.figures.append(
+            DeploymentFigures(
+                d,
+                opt.racks * n,
+                opt.chips * n,
+                opt.domains * n,
+                opt.it_kw * n,
+                opt.fp8_pflops * n,
+                opt.hbm_tb * n,
+                dep_capex,
+            )
+        )
+        load.kw_by_cooling[d.cooling] += opt.it_kw * n
+        load.gbps += opt.scale_out_gbps * n
+        load.endpoint_optics += opt.endpoint_optics * n
+        load.compute_racks += opt.racks * n
+        load.capex_usd += dep_capex
+        supply[opt.chip] += opt.chips * n
+        supply[d.form] += n
+        if d.scale_up_switch != NO_SWITCH:
+            supply[d.scale_up_switch] += opt.scale_up_switches * n
+    return load
+
+
+def _add_fabric(
+    catalog: Catalog,
+    scenario: Scenario,
+    site_id: str,
+    switch_id: str,
+    load: _SiteLoad,
+    raw_lines: list[RawLine],
+) -> tuple[FabricSize, float]:
+    """Size the site's fabric on its load; add its lines (switches, optics, their cooling and each cooling
+    type's one-off fit-out) and return it with its capex."""
+    site = catalog.sites[site_id]
+    fabric_cooling_id = scenario.fabric.cooling
+    fabric_cooling = catalog.cooling[fabric_cooling_id]
+    switch = catalog.switches[switch_id]
+    rack_limit = network_rack_limit_kw(catalog, scenario, site_id)
+    fab = size_fabric(switch_id, switch, load.gbps, load.endpoint_optics, rack_limit)
+    fabric_capex = 0.0
+    fabric_lines: list[RawLine] = [
+        (
+            site_id,
+            "scale_out",
+            f"{switch.name or switch_id} ({switch_id})",
+            fab.switches,
+            switch.unit_usd,
+            None,
+        ),
+        (site_id, "optics", f"scale-out optics ({switch_id})", fab.optics, switch.optic_usd, None),
+        (
+            site_id,
+            "cooling",
+            f"{fabric_cooling.name or fabric_cooling_id} cooling capacity, kW ({fabric_cooling_id})",
+            fab.it_power_kw,
+            fabric_cooling.capex_usd_per_kw,
+            fab.it_power_kw,
+        ),
+    ]
+    for line in fabric_lines:
+        raw_lines.append(line)
+        fabric_capex += line[3] * line[4]
+    load.kw_by_cooling[fabric_cooling_id] += fab.it_power_kw
+    for q in sorted(q for q, kw in load.kw_by_cooling.items() if kw > 0):
+        fixed = site.cooling_fixed_usd.get(q, 0.0)
+        if fixed:
+            raw_lines.append((site_id, "site", f"{q} cooling fit-out, one-off", 1, fixed, None))
+            fabric_capex += fixed
+    return fab, fabric_capex
+
+
+def _site_figures(
+    catalog: Catalog,
+    scenario: Scenario,
+    site_id: str,
+    load: _SiteLoad,
+    fab: FabricSize,
+    fabric_capex: float,
+) -> SiteFigures:
+    """A site's power, energy, colocation and use of its limits."""
+    site = catalog.sites[site_id]
+    kw_by_cooling = load.kw_by_cooling
+    site_capex = load.capex_usd + fabric_capex
+    it_kw = sum(kw_by_cooling.values())
+    facility_kw = sum(kw * catalog.cooling[q].pue for q, kw in kw_by_cooling.items())
+    energy = sum(
+        kw * energy_usd_per_kw_year(site, catalog.cooling[q].pue, scenario) for q, kw in kw_by_cooling.items()
+    )
+    colocation = it_kw * colocation_usd_per_kw_year(site)
+    positions = load.compute_racks + fab.network_racks
+    utilization = {"it_power": it_kw / site.it_power_kw, "rack_positions": positions / site.rack_positions}
+    if site.grid_power_mw is not None:
+        utilization["grid_power"] = facility_kw / (site.grid_power_mw * 1000)
+    return SiteFigures(
+        site=site_id,
+        deployments=load.figures,
+        fabric=fab,
+        fabric_capex_usd=fabric_capex,
+        cooling_used=sorted(q for q, kw in kw_by_cooling.items() if kw > 0),
+        compute_racks=load.compute_racks,
+        it_power_kw=it_kw,
+        facility_power_kw=facility_kw,
+        capex_usd=site_capex,
+        opex_usd_per_year=energy + colocation + site_capex * scenario.maintenance_rate,
+        utilization=utilization,
+        energy_usd_per_year=energy,
+        colocation_usd_per_year=colocation,
+    )
+
+
+def _price_sites(sites: dict[str, SiteFigures], bom: list[BomLine], maintenance_rate: float) -> None:
+    """A site's capex is the sum of its own BOM lines, to the cent (maintenance follows it)."""
+    site_cents: dict[str, int] = defaultdict(int)
+    for line in bom:
+        site_cents[line.site] += cents(line.extended_usd)
+    for site_id, fig in list(sites.items()):
+        site_capex = site_cents[site_id] / 100
+        sites[site_id] = replace(
+            fig,
+            capex_usd=site_capex,
+            opex_usd_per_year=fig.energy_usd_per_year
+            + fig.colocation_usd_per_year
+            + site_capex * maintenance_rate,
+        )
+
+
+def _totals(scenario: Scenario, sites: dict[str, SiteFigures], capex: float) -> Totals:
+    """Plan totals: sums over sites, opex per year, TCO = horizon x (capex x CRF + opex), per-hour costs."""
+    energy = sum(s.energy_usd_per_year for s in sites.values())
+    colocation = sum(s.colocation_usd_per_year for s in sites.values())
+    maintenance = capex * scenario.maintenance_rate
+    opex = energy + colocation + maintenance
+    tco = scenario.horizon_years * (capex * crf(scenario.cost_of_capital, scenario.horizon_years) + opex)
+    all_deps = [f for s in sites.values() for f in s.deployments]
+    chips = sum(f.chips for f in all_deps)
+    pflops = sum(f.fp8_pflops for f in all_deps)
+    hours = HOURS_PER_YEAR * scenario.horizon_years
+    return Totals(
+        chips=chips,
+        units=sum(f.deployment.units for f in all_deps),
+        domains=sum(f.domains for f in all_deps),
+        racks=sum(s.compute_racks for s in sites.values()),
+        network_racks=sum(s.fabric.network_racks for s in sites.values() if s.fabric),
+        fp8_pflops=pflops,
+        hbm_tb=sum(f.hbm_tb for f in all_deps),
+        it_power_kw=sum(s.it_power_kw for s in sites.values()),
+        facility_power_kw=sum(s.facility_power_kw for s in sites.values()),
+        capex_usd=capex,
+        opex_usd_per_year=opex,
+        energy_usd_per_year=energy,
+        colocation_usd_per_year=colocation,
+        maintenance_usd_per_year=maintenance,
+        tco_usd=tco,
+        usd_per_pflop_hour=tco / (pflops * hours) if pflops else 0.0,
+        usd_per_chip_hour=tco / (chips * hours) if chips else 0.0,
+    )
+
+
+def evaluate(
+    catalog: Catalog, scenario: Scenario, deployments: Iterable[Deployment], scale_out: Mapping[str, str]
+) -> Evaluation:
+    """Compute every figure of a plan from its deployments and each site's scale-out switch."""
+    by_site: dict[str, list[Deployment]] = defaultdict(list)
+    for d in deployments:
+        if d.units > 0:
+            by_site[d.site].append(d)
+    raw_lines: list[RawLine] = []
+    sites: dict[str, SiteFigures] = {}
+    supply: dict[str, int] = defaultdict(int)
+    for site_id in sorted(by_site):
+        load = _add_deployments(catalog, by_site[site_id], raw_lines, supply)
+        fab, fabric_capex = _add_fabric(catalog, scenario, site_id, scale_out[site_id], load, raw_lines)
+        supply[fab.switch] += fab.switches
+        sites[site_id] = _site_figures(catalog, scenario, site_id, load, fab, fabric_capex)
+    bom = _merge_lines(raw_lines)
+    capex = sum(cents(line.extended_usd) for line in bom) / 100
+    _price_sites(sites, bom, scenario.maintenance_rate)
+    return Evaluation(sites=sites, bom=bom, totals=_totals(scenario, sites, capex), supply_used=dict(supply))

@@ -1,0 +1,269 @@
+"""Options: the per-unit figures of each (form, cooling, scale-up switch) choice, the MILP's coefficients,
+and why an option may not be used at a site (typed `Reason`s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trnplan.catalog import Catalog, Scenario, month_leq, rack_it_kw
+
+NO_SWITCH = "none"  # scale-up "switch" of torus forms
+
+
+@dataclass(frozen=True, order=True)
+class Reason:
+    """Why an option may not be used, in words; `hard` when no relaxation of the scenario or the site
+    could allow it (the form does not support the cooling, the rack draws more than the cooling can
+    take, the scenario excludes the form or chip), so infeasibility explanations never offer to lift it."""
+
+    text: str
+    hard: bool = False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, order=True)
+class Deployment:
+    """n units of a form with a cooling and a scale-up switch at a site: the decision the MILP makes."""
+
+    site: str
+    form: str
+    cooling: str
+    scale_up_switch: str
+    units: int
+
+
+@dataclass(frozen=True)
+class Option:
+    """Per-unit figures of one (form, cooling, scale-up switch) choice: the MILP's coefficients."""
+
+    form: str
+    cooling: str
+    scale_up_switch: str
+    chip: str
+    racks: int
+    chips: int
+    domains: int
+    rack_it_kw: float
+    it_kw: float
+    fp8_pflops: float
+    hbm_tb: float
+    scale_out_gbps: float
+    endpoint_optics: int
+    scale_up_switches: int
+    capex_usd: float  # chips, rack kits, scale-up switches and cooling capacity; not the fabric
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.form, self.cooling, self.scale_up_switch)
+
+
+def option_lines(
+    catalog: Catalog, form_id: str, cooling_id: str, switch_id: str
+) -> list[tuple[str, str, float, float]]:
+    """Per-unit BOM lines (category, item, quantity, unit_usd) of an option, fabric excluded."""
+    form = catalog.forms[form_id]
+    chip = catalog.chips[form.chip]
+    racks = form.racks_per_unit
+    lines: list[tuple[str, str, float, float]] = [
+        ("chips", f"{chip.name} ({form.chip})", form.unit_chips, chip.unit_usd)
+    ]
+    for item in form.rack_bom:
+        lines.append((item.category, f"{item.item} ({form_id})", item.qty * racks, item.unit_usd))
+    if switch_id != NO_SWITCH:
+        per_rack = next(o.per_rack for o in form.scale_up if o.switch == switch_id)
+        switch = catalog.switches[switch_id]
+        if per_rack:
+            lines.append(
+                ("scale_up", f"{switch.name or switch_id} ({switch_id})", per_rack * racks, switch.unit_usd)
+            )
+    cooling = catalog.cooling[cooling_id]
+    kw = racks * option_rack_kw(catalog, form_id, switch_id)
+    lines.append(
+        (
+            "cooling",
+            f"{cooling.name or cooling_id} cooling capacity, kW ({cooling_id})",
+            kw,
+            cooling.capex_usd_per_kw,
+        )
+    )
+    return lines
+
+
+def option_rack_kw(catalog: Catalog, form_id: str, switch_id: str) -> float:
+    form = catalog.forms[form_id]
+    if switch_id == NO_SWITCH:
+        return rack_it_kw(form, catalog.chips[form.chip], None, 0)
+    per_rack = next(o.per_rack for o in form.scale_up if o.switch == switch_id)
+    return rack_it_kw(form, catalog.chips[form.chip], catalog.switches[switch_id], per_rack)
+
+
+def make_option(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str) -> Option:
+    form = catalog.forms[form_id]
+    chip = catalog.chips[form.chip]
+    racks = form.racks_per_unit
+    rack_kw = option_rack_kw(catalog, form_id, switch_id)
+    per_rack = (
+        0 if switch_id == NO_SWITCH else next(o.per_rack for o in form.scale_up if o.switch == switch_id)
+    )
+    capex = sum(qty * unit for _, _, qty, unit in option_lines(catalog, form_id, cooling_id, switch_id))
+    return Option(
+        form=form_id,
+        cooling=cooling_id,
+        scale_up_switch=switch_id,
+        chip=form.chip,
+        racks=racks,
+        chips=form.unit_chips,
+        domains=form.unit_chips // form.domain_chips,
+        rack_it_kw=rack_kw,
+        it_kw=racks * rack_kw,
+        fp8_pflops=form.unit_chips * chip.fp8_tflops / 1000,
+        hbm_tb=form.unit_chips * chip.hbm_capacity_gb / 1000,
+        scale_out_gbps=form.unit_chips * chip.scale_out_gbps,
+        endpoint_optics=racks * form.optics_per_rack,
+        scale_up_switches=per_rack * racks,
+        capex_usd=capex,
+    )
+
+
+def option_problems(
+    catalog: Catalog, scenario: Scenario, site_id: str, form_id: str, cooling_id: str, switch_id: str
+) -> list[Reason]:
+    """Why an option may not be used at a site under a scenario; [] when it may."""
+    return [
+        *_scenario_problems(catalog, scenario, form_id),
+        *_cooling_problems(catalog, scenario, site_id, form_id, cooling_id),
+        *_domain_problems(catalog, scenario, form_id),
+        *_switch_problems(catalog, scenario, switch_id),
+        *_rack_kw_problems(catalog, site_id, form_id, cooling_id, switch_id),
+    ]
+
+
+def _scenario_problems(catalog: Catalog, scenario: Scenario, form_id: str) -> list[Reason]:
+    """The scenario's own filters: forms, chips, availability of the chip."""
+    form = catalog.forms[form_id]
+    chip = catalog.chips[form.chip]
+    why = []
+    if scenario.forms is not None and form_id not in scenario.forms:
+        why.append(Reason(f"form {form_id} is not among the scenario's forms", hard=True))
+    if scenario.chips is not None and form.chip not in scenario.chips:
+        why.append(Reason(f"chip {form.chip} is not among the scenario's chips", hard=True))
+    if not month_leq(chip.available_from, scenario.as_of):
+        why.append(
+            Reason(f"chip {form.chip} is available from {chip.available_from}, after as_of {scenario.as_of}")
+        )
+    return why
+
+
+def _domain_problems(catalog: Catalog, scenario: Scenario, form_id: str) -> list[Reason]:
+    """The scale-up domain must be at least min_domain_chips."""
+    form = catalog.forms[form_id]
+    if form.domain_chips >= scenario.min_domain_chips:
+        return []
+    return [
+        Reason(
+            f"form {form_id} has {form.domain_chips}-chip domains, "
+            f"under min_domain_chips {scenario.min_domain_chips}"
+        )
+    ]
+
+
+def _cooling_problems(
+    catalog: Catalog, scenario: Scenario, site_id: str, form_id: str, cooling_id: str
+) -> list[Reason]:
+    """Cooling the form supports and the site serves, for the racks and for the network."""
+    site = catalog.sites[site_id]
+    why = []
+    if cooling_id not in catalog.forms[form_id].cooling:
+        why.append(Reason(f"form {form_id} does not support {cooling_id} cooling", hard=True))
+    if cooling_id not in site.cooling:
+        why.append(Reason(f"site {site_id} has no {cooling_id} cooling"))
+    if scenario.fabric.cooling not in site.cooling:
+        why.append(
+            Reason(
+                f"site {site_id} has no {scenario.fabric.cooling} cooling "
+                "for the scale-out network (fabric.cooling)"
+            )
+        )
+    return why
+
+
+def _switch_problems(catalog: Catalog, scenario: Scenario, switch_id: str) -> list[Reason]:
+    """A scale-up switch must be available by as_of."""
+    if switch_id == NO_SWITCH:
+        return []
+    switch = catalog.switches[switch_id]
+    if month_leq(switch.available_from, scenario.as_of):
+        return []
+    return [
+        Reason(f"switch {switch_id} is available from {switch.available_from}, after as_of {scenario.as_of}")
+    ]
+
+
+def _rack_kw_problems(
+    catalog: Catalog, site_id: str, form_id: str, cooling_id: str, switch_id: str
+) -> list[Reason]:
+    """A rack may draw no more than its cooling (hard: physics) and the site (soft: a busway) allow."""
+    site = catalog.sites[site_id]
+    cooling = catalog.cooling[cooling_id]
+    kw = option_rack_kw(catalog, form_id, switch_id)
+    why = []
+    if kw > cooling.max_rack_kw + 1e-9:
+        why.append(
+            Reason(
+                f"a {form_id} rack draws {kw:g} kW, over {cooling_id} cooling's {cooling.max_rack_kw:g} kW",
+                hard=True,
+            )
+        )
+    if site.max_rack_kw is not None and kw > site.max_rack_kw + 1e-9:
+        why.append(
+            Reason(
+                f"a {form_id} rack draws {kw:g} kW, over site {site_id}'s {site.max_rack_kw:g} kW per rack"
+            )
+        )
+    return why
+
+
+def network_rack_limit_kw(catalog: Catalog, scenario: Scenario, site_id: str) -> float:
+    """kW a network rack may draw: the fabric cooling's rack limit, and the site's where it has one."""
+    limit = catalog.cooling[scenario.fabric.cooling].max_rack_kw
+    site_limit = catalog.sites[site_id].max_rack_kw
+    return min(limit, site_limit) if site_limit is not None else limit
+
+
+def scale_up_choices(catalog: Catalog, form_id: str) -> list[str]:
+    form = catalog.forms[form_id]
+    return sorted(o.switch for o in form.scale_up) if form.scale_up else [NO_SWITCH]
+
+
+def all_options(catalog: Catalog) -> list[tuple[str, str, str]]:
+    """Every (form, cooling, scale-up switch) the catalog describes, sorted."""
+    return [
+        (f, q, u)
+        for f in sorted(catalog.forms)
+        for q in sorted(catalog.forms[f].cooling)
+        for u in scale_up_choices(catalog, f)
+    ]
+
+
+def site_options(catalog: Catalog, scenario: Scenario, site_id: str) -> list[Option]:
+    """The options a site may use under a scenario, sorted by key."""
+    return [
+        make_option(catalog, f, q, u)
+        for f, q, u in all_options(catalog)
+        if not option_problems(catalog, scenario, site_id, f, q, u)
+    ]
+
+
+def scale_out_problems(catalog: Catalog, scenario: Scenario, switch_id: str) -> list[str]:
+    switch = catalog.switches[switch_id]
+    if switch.role != "scale_out":
+        return [f"switch {switch_id} is not a scale-out switch"]
+    if not month_leq(switch.available_from, scenario.as_of):
+        return [f"switch {switch_id} is available from {switch.available_from}, after as_of {scenario.as_of}"]
+    return []
+
+
+def scale_out_switches(catalog: Catalog, scenario: Scenario) -> list[str]:
+    return [s for s in sorted(catalog.switches) if not scale_out_problems(catalog, scenario, s)]

@@ -1,0 +1,64 @@
+"""A plan diff in its stable machine form: `{"format": "trnplan-diff/1", ...}`, sorted keys, canonical
+numbers, so the same two plans always give the same bytes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from trnplan.diff.model import PlanDiff
+from trnplan.numbers import canon
+
+DIFF_FORMAT = "trnplan-diff/1"
+
+
+def diff_to_dict(d: PlanDiff) -> dict[str, Any]:
+    """The diff as plain data: provenance, counts, summary, choices, deployments, BOM, attribution, notes."""
+    data = {
+        "format": DIFF_FORMAT,
+        "scenario": d.scenario,
+        "base": {"label": d.base_label, "inputs_digest": d.base_digest, "solver": d.base_solver},
+        "head": {"label": d.head_label, "inputs_digest": d.head_digest, "solver": d.head_solver},
+        "different": d.different,
+        "counts": d.counts(),
+        "summary": [
+            {"metric": m.metric, "unit": m.unit, "old": m.old, "new": m.new, "delta": m.delta, "pct": m.pct}
+            for m in d.summary
+        ],
+        "choices": [{"site": c.site, "field": c.field, "old": c.old, "new": c.new} for c in d.choices],
+        "deployments": [
+            {
+                "sign": c.sign,
+                "site": c.site,
+                "key": c.key,
+                "fields": {f: {"old": old, "new": new} for f, (old, new) in c.fields.items()},
+            }
+            for c in d.deployments
+        ],
+        "bom": [
+            {
+                "sign": b.sign,
+                "site": b.site,
+                "category": b.category,
+                "item": b.item,
+                "old_qty": b.old_qty,
+                "new_qty": b.new_qty,
+                "old_usd": b.old_usd,
+                "new_usd": b.new_usd,
+                "delta_usd": b.delta_usd,
+            }
+            for b in d.bom
+        ],
+        "attribution": [
+            {"category": a.category, "old_usd": a.old_usd, "new_usd": a.new_usd, "delta_usd": a.delta_usd}
+            for a in d.attribution
+        ],
+        "notes": d.notes,
+    }
+    out: dict[str, Any] = canon(data)
+    return out
+
+
+def diff_to_json(d: PlanDiff) -> str:
+    """Stable machine form: `{"format": "trnplan-diff/1", ...}`, sorted keys, canonical numbers."""
+    return json.dumps(diff_to_dict(d), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,338 @@
+"""A plan diff as a pull-request comment: marker, TCO headline and summary first, then collapsible details,
+trimmed to fit GitHub's comment limit without ever cutting the headline, the summary or the last line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from trnplan.diff.model import DEPLOYMENT_FIELDS, MONEY_METRICS, MetricDelta, PlanDiff, metric_label
+from trnplan.numbers import money_short, plain, signed
+
+MARKER = "<!-- trnplan-diff -->"
+GITHUB_COMMENT_MAX_CHARS = 65000  # GitHub refuses comments over 65,536 characters
+TRIMMED_NOTE = (
+    "*Note: details trimmed to fit {max_chars:,} characters; run `trnplan diff --format json` "
+    "for the full diff.*"
+)
+TRIM_ORDER = ("bom", "deployments", "choices", "attribution")
+"""Detail tables in the order they give up rows: the largest, least decisive first."""
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 line`, `3 lines`."""
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def format_metric(metric: str, value: float) -> str:
+    """A summary value in its unit, for tables: $1,234,567 (cents under $1,000), 79.2 kW, 1,024 chips."""
+    if metric in MONEY_METRICS:
+        v = abs(value)
+        text = f"${v:,.0f}" if v >= 1000 or float(v).is_integer() else f"${v:,.2f}"
+        return ("-" if value < 0 else "") + text
+    if metric == "usd_per_pflop_hour":
+        if value == 0:
+            return "$0"
+        return ("-" if value < 0 else "") + f"${abs(value):,.4f}"
+    if metric in ("it_power_kw", "facility_power_kw"):
+        return f"{plain(value, 1)} kW"
+    if metric == "fp8_pflops":
+        return plain(value, 1)
+    return plain(value, 3)
+
+
+def format_delta(metric: str, delta: float) -> str:
+    """A change in the metric's unit with its sign: +$1,243,933, -42 kW, 0."""
+    if delta == 0:
+        return format_metric(metric, 0)
+    return signed(format_metric(metric, abs(delta)), delta)
+
+
+def format_pct(m: MetricDelta) -> str:
+    """`+35.0%`; `new` when the metric was 0 in base and is not in head; '' when it is 0 in both."""
+    if m.pct is None:
+        return "new" if m.new else ""
+    return f"{m.pct:+.1f}%"
+
+
+def headline(d: PlanDiff) -> str:
+    """`**TCO** $2.77B → $3.74B (+$970M, +35.0%)`."""
+    m = d.metric("tco_usd")
+    change = signed(money_short(abs(m.delta)), m.delta) if m.delta else "no change"
+    pct = f", {m.pct:+.1f}%" if m.pct is not None and m.delta else ""
+    return f"**TCO** {money_short(m.old)} → {money_short(m.new)} ({change}{pct})"
+
+
+def plan_line(d: PlanDiff) -> str:
+    """`Plan: N to add, N to change, N to remove.`"""
+    c = d.counts()
+    return f"Plan: {c['add']} to add, {c['change']} to change, {c['remove']} to remove."
+
+
+# --- tables -----------------------------------------------------------------------------------------
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "—"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _field_value(name: str, value: float | None) -> str:
+    if value is None:
+        return "—"
+    if name == "capex_usd":
+        return format_metric("capex_usd", value)
+    if name == "it_power_kw":
+        return plain(value, 1)
+    return plain(value, 3)
+
+
+def _arrow(name: str, old: float | None, new: float | None) -> str:
+    if old is None or new is None or old == new:
+        return _field_value(name, new if new is not None else old)
+    return f"{_field_value(name, old)} → {_field_value(name, new)}"
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _summary_table(d: PlanDiff) -> list[str]:
+    rows = ["| Metric | Base | Head | Change | % |", "|---|--:|--:|--:|--:|"]
+    for m in d.summary:
+        old, new = format_metric(m.metric, m.old), format_metric(m.metric, m.new)
+        rows.append(_row(metric_label(m.metric), old, new, format_delta(m.metric, m.delta), format_pct(m)))
+    return rows
+
+
+@dataclass(frozen=True)
+class _Section:
+    """A collapsible detail table: its summary line, an intro, the table head and its rows."""
+
+    summary: str
+    intro: list[str]
+    table_head: list[str]
+    rows: list[str]
+
+    def text(self, keep: int) -> str:
+        """The `<details>` block with the first `keep` rows, saying how many were trimmed."""
+        shown = self.rows[:keep]
+        body = [f"<details><summary>{self.summary}</summary>", ""]
+        if shown or not self.rows:
+            body += self.intro
+        if shown:
+            body += [*self.table_head, *shown, ""]
+        if len(self.rows) > keep:
+            more = len(self.rows) - keep
+            body += [
+                f"*… {more} {'more ' if keep else ''}row{'s' if more != 1 else ''} trimmed; "
+                "see `trnplan diff --format json` for all*",
+                "",
+            ]
+        body.append("</details>")
+        return "\n".join(body)
+
+
+def _choices_section(d: PlanDiff) -> _Section | None:
+    if not d.choices:
+        return None
+    sites = len({ch.site for ch in d.choices})
+    return _Section(
+        f"Choices: {plural(len(d.choices), 'change')} at {plural(sites, 'site')}",
+        [],
+        ["| Site | Choice | Base | Head |", "|---|---|---|---|"],
+        [f"| {_cell(c.site)} | {c.field} | {_cell(c.old)} | {_cell(c.new)} |" for c in d.choices],
+    )
+
+
+def _deployments_section(d: PlanDiff) -> _Section | None:
+    if not d.deployments:
+        return None
+    rows = []
+    for c in d.deployments:
+        cells = [_arrow(f, *c.fields[f]) if f in c.fields else "" for f in DEPLOYMENT_FIELDS]
+        rows.append(f"| `{c.sign}` | {_cell(c.site)} | {_cell(c.key)} | " + " | ".join(cells) + " |")
+    n = d.counts()
+    return _Section(
+        f"Deployments: {n['add']} to add, {n['change']} to change, {n['remove']} to remove",
+        ["`+` added, `-` removed, `~` changed (base → head)", ""],
+        [
+            "| | Site | Deployment | Units | Racks | Chips | IT kW | Capex |",
+            "|---|---|---|--:|--:|--:|--:|--:|",
+        ],
+        rows,
+    )
+
+
+def _bom_section(d: PlanDiff) -> _Section | None:
+    if not d.bom:
+        return None
+    rows = [
+        _row(
+            f"`{b.sign}`",
+            _cell(b.site),
+            _cell(b.category),
+            _cell(b.item),
+            _arrow("quantity", b.old_qty, b.new_qty),
+            _arrow("capex_usd", b.old_usd, b.new_usd),
+            format_delta("capex_usd", b.delta_usd),
+        )
+        for b in d.bom
+    ]
+    return _Section(
+        f"BOM: {plural(len(d.bom), 'line')} changed",
+        [],
+        ["| | Site | Category | Item | Quantity | USD | Change |", "|---|---|---|---|--:|--:|--:|"],
+        rows,
+    )
+
+
+def _attribution_section(d: PlanDiff) -> _Section | None:
+    if not d.attribution:
+        return None
+    rows = [
+        _row(
+            _cell(a.category),
+            format_metric("tco_usd", a.old_usd),
+            format_metric("tco_usd", a.new_usd),
+            format_delta("tco_usd", a.delta_usd),
+        )
+        for a in d.attribution
+    ]
+    m = d.metric("tco_usd")
+    rows.append(
+        f"| **total** | **{format_metric('tco_usd', m.old)}** | **{format_metric('tco_usd', m.new)}** "
+        f"| **{format_delta('tco_usd', m.delta)}** |"
+    )
+    return _Section(
+        "TCO change by category",
+        [
+            "Capex-driven TCO (capex x (CRF + maintenance) x horizon) split by each category's capex, "
+            "plus energy and colocation over the horizon; the changes sum to the TCO change.",
+            "",
+        ],
+        ["| Category | Base TCO | Head TCO | Change |", "|---|--:|--:|--:|"],
+        rows,
+    )
+
+
+def _sections(d: PlanDiff, notes: list[str]) -> dict[str, _Section]:
+    """The detail tables that have rows, in the order the comment shows them."""
+    candidates = {
+        "choices": _choices_section(d),
+        "deployments": _deployments_section(d),
+        "bom": _bom_section(d),
+        "attribution": _attribution_section(d),
+        "notes": _Section("Notes", notes, [], []) if notes else None,
+    }
+    return {name: s for name, s in candidates.items() if s is not None}
+
+
+def _short_digest(digest: str) -> str:
+    if not digest:
+        return "—"
+    algo, _, hexpart = digest.partition(":")
+    return f"`{algo}:{hexpart[:12]}`" if hexpart else f"`{digest[:19]}`"
+
+
+def _provenance(d: PlanDiff) -> list[str]:
+    return [
+        "| | Plan | Inputs digest | Solver |",
+        "|---|---|---|---|",
+        _row("Base", f"`{_cell(d.base_label)}`", _short_digest(d.base_digest), _cell(d.base_solver or None)),
+        _row("Head", f"`{_cell(d.head_label)}`", _short_digest(d.head_digest), _cell(d.head_solver or None)),
+    ]
+
+
+# --- the comment, trimmed to fit --------------------------------------------------------------------
+
+
+@dataclass
+class _Layout:
+    """The comment's parts and how many rows of each detail table it shows (`keep`), as trimming goes."""
+
+    head: str
+    tail: str
+    sections: dict[str, _Section]
+    keep: dict[str, int]
+    note: str = ""
+
+    def text(self) -> str:
+        parts = [self.head, *([self.note] if self.note else [])]
+        parts += [s.text(self.keep[name]) for name, s in self.sections.items()]
+        parts.append(self.tail)
+        return "\n\n".join(parts) + "\n"
+
+
+def _largest(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in [lo, hi] with fits(n), given fits(lo) and fits monotone (a binary search)."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _trim(layout: _Layout, name: str, max_chars: int) -> bool:
+    """Keep as many rows of section `name` as fit; False (and none kept) when even none fit."""
+    rows = layout.keep[name]
+    layout.keep[name] = 0
+    if len(layout.text()) > max_chars:
+        return False
+
+    def fits(n: int) -> bool:
+        layout.keep[name] = n
+        return len(layout.text()) <= max_chars
+
+    layout.keep[name] = _largest(0, rows, fits)
+    return True
+
+
+def _fit(layout: _Layout, max_chars: int) -> str:
+    """The whole comment if it fits; else tables trimmed in TRIM_ORDER until it does; else only what may
+    never be cut."""
+    text = layout.text()
+    if len(text) <= max_chars:
+        return text
+    layout.note = TRIMMED_NOTE.format(max_chars=max_chars)
+    for name in TRIM_ORDER:
+        if name in layout.sections and _trim(layout, name, max_chars):
+            return layout.text()
+    text = layout.text()
+    if len(text) <= max_chars:
+        return text
+    return "\n\n".join([layout.head, layout.note, layout.tail]) + "\n"
+
+
+def _no_change(d: PlanDiff, top: list[str], title: str, notes: list[str]) -> str:
+    body = [*top, title, "", "No change in plan.", *([""] + notes if notes else [])]
+    return "\n".join([*body, "", *_provenance(d), "", plan_line(d)]) + "\n"
+
+
+def diff_to_markdown(
+    d: PlanDiff, max_chars: int = GITHUB_COMMENT_MAX_CHARS, *, marker: bool = True, heading: str = "###"
+) -> str:
+    """A pull-request comment: the marker, a TCO headline and the summary table first, then collapsible
+    details (choices, deployments, BOM lines, TCO by category), both plans' digests and solvers, and a last
+    line `Plan: N to add, N to change, N to remove.`
+
+    Over `max_chars`, detail rows are trimmed (BOM lines first, then deployments, choices, attribution)
+    and the comment says so; the headline, summary and last line are never cut. With no difference the
+    body is a short "No change in plan".
+    """
+    title = f"{heading} Plan diff: `{_cell(d.scenario or '?')}`"
+    top = [MARKER] if marker else []
+    notes = [f"- {n}" for n in d.notes]
+    if not d.different:
+        return _no_change(d, top, title, notes)
+    sections = _sections(d, notes)
+    layout = _Layout(
+        head="\n".join([*top, title, "", headline(d), "", *_summary_table(d)]),
+        tail="\n".join([*_provenance(d), "", plan_line(d)]),
+        sections=sections,
+        keep={name: len(s.rows) for name, s in sections.items()},
+    )
+    return _fit(layout, max_chars)

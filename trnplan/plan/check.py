@@ -1,0 +1,245 @@
+"""Verify plans: against themselves (`self_check`, when read) and against the specs (`check_plan`, PuLP-free:
+every constraint and every stated figure, from the plan's decisions alone).
+
+`bom_capex_problem` is the one "BOM lines sum to capex, to the cent" check every reader relies on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from trnplan.catalog import Catalog, Scenario
+from trnplan.costs import Deployment, Evaluation, evaluate, option_problems, scale_out_problems
+from trnplan.numbers import cents
+from trnplan.plan.model import BomLine, Plan, SiteSection, Totals
+
+REL_TOL = 1e-6
+SCALE_OUT_FIELDS = ("switch", "tiers", "ports", "switches", "optics", "network_racks")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One constraint of the scenario, as used and limit in report units (`used <= limit` or `>=`)."""
+
+    name: str
+    used: float
+    limit: float
+    unit: str
+    sense: str = "<="
+
+    @property
+    def violated(self) -> bool:
+        tol = 1e-6 * max(1.0, abs(self.limit))
+        return self.used > self.limit + tol if self.sense == "<=" else self.used < self.limit - tol
+
+    @property
+    def slack(self) -> float:
+        return self.limit - self.used if self.sense == "<=" else self.used - self.limit
+
+
+def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation) -> list[Row]:
+    """Demand, per-site power, grid and positions, supply caps and budgets, evaluated."""
+    rows: list[Row] = []
+    totals = ev.totals
+    demand = scenario.demand
+    for key, unit in (("chips", "chips"), ("fp8_pflops", "PFLOPs"), ("hbm_tb", "TB HBM")):
+        need = getattr(demand, key)
+        if need is not None:
+            rows.append(Row(f"demand {key}", totals.figure(key), need, unit, ">="))
+    for site_id in sorted(ev.sites):
+        s = ev.sites[site_id]
+        site = catalog.sites[site_id]
+        rows.append(Row(f"{site_id} IT power", s.it_power_kw / 1000, site.it_power_mw, "MW"))
+        if site.grid_power_mw is not None:
+            rows.append(Row(f"{site_id} grid power", s.facility_power_kw / 1000, site.grid_power_mw, "MW"))
+        positions = s.compute_racks + (s.fabric.network_racks if s.fabric else 0)
+        rows.append(Row(f"{site_id} rack positions", positions, site.rack_positions, "positions"))
+    for key, cap in sorted(scenario.supply.items()):
+        rows.append(Row(f"supply of {key}", ev.supply_used.get(key, 0), cap, "units"))
+    if scenario.budget.capex_usd is not None:
+        rows.append(Row("capex budget", totals.capex_usd, scenario.budget.capex_usd, "USD"))
+    if scenario.budget.tco_usd is not None:
+        rows.append(Row("TCO budget", totals.tco_usd, scenario.budget.tco_usd, "USD"))
+    return rows
+
+
+def _fmt(value: float, unit: str) -> str:
+    if unit == "USD":
+        return f"${value:,.0f}"
+    if unit in ("MW",):
+        return f"{value:,.1f} {unit}"
+    if float(value).is_integer():
+        return f"{value:,.0f} {unit}"
+    return f"{value:,.1f} {unit}"
+
+
+def describe(row: Row) -> str:
+    return f"{row.name}: {_fmt(row.used, row.unit)} of {_fmt(row.limit, row.unit)}"
+
+
+def binding_rows(rows: list[Row], threshold: float = 0.97) -> list[str]:
+    """What holds the plan back, in words: rows at or near their limits (demand met exactly counts)."""
+    out = []
+    for row in rows:
+        if row.sense == ">=":
+            if row.limit and row.used <= row.limit * (1 + 1e-9) + 1e-9:
+                out.append(f"{describe(row)} (met exactly)")
+        elif row.limit and row.used >= threshold * row.limit:
+            out.append(describe(row))
+    return out
+
+
+def _close(a: float, b: float, rel: float = REL_TOL, abs_tol: float = 0.011) -> bool:
+    return math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol)
+
+
+# --- the plan against itself ---------------------------------------------------------------------
+
+
+def bom_capex_problem(bom: list[BomLine], capex_usd: float) -> str | None:
+    """'BOM lines sum to $X but capex_usd is $Y' when the lines do not add up to capex to the cent."""
+    bom_cents = sum(cents(line.extended_usd) for line in bom)
+    if bom_cents == cents(capex_usd):
+        return None
+    return f"BOM lines sum to ${bom_cents / 100:,.2f} but capex_usd is ${capex_usd:,.2f}"
+
+
+def self_check(plan: Plan) -> list[str]:
+    """What a plan states about itself that does not hold: BOM = capex to the cent, TCO = capex x
+    tco_per_capex_usd + horizon x (energy + colocation), and the per-hour figures from the TCO."""
+    totals, economics = plan.totals, plan.economics
+    problems = []
+    mismatch = bom_capex_problem(plan.bom, totals.capex_usd)
+    if mismatch:
+        problems.append(mismatch)
+    if economics is None:
+        return problems
+    years, tco = economics.horizon_years, totals.tco_usd
+    if totals.energy_usd_per_year is not None and totals.colocation_usd_per_year is not None:
+        expected = totals.capex_usd * economics.tco_per_capex_usd + years * (
+            totals.energy_usd_per_year + totals.colocation_usd_per_year
+        )
+        if abs(tco - expected) > 1.0 + 1e-9 * abs(tco):
+            problems.append(f"tco_usd is ${tco:,.2f} but capex and opex give ${expected:,.2f}")
+    hours = 8760 * years
+    for key, per in (("usd_per_pflop_hour", "fp8_pflops"), ("usd_per_chip_hour", "chips")):
+        amount = totals.figure(per)
+        if amount > 0:
+            expected = tco / (amount * hours)
+            stated = totals.figure(key)
+            if not math.isclose(stated, expected, rel_tol=1e-5, abs_tol=2e-6):
+                problems.append(f"{key} is {getattr(totals, key)} but the TCO gives {expected:.6f}")
+    return problems
+
+
+# --- the plan against the specs ------------------------------------------------------------------
+
+
+def deployments_of(plan: Plan) -> list[Deployment]:
+    """The decisions a plan makes, sorted."""
+    return sorted(
+        Deployment(site, d.form, d.cooling, d.scale_up_switch, d.units)
+        for site, s in plan.sites.items()
+        for d in s.deployments
+    )
+
+
+def scale_out_of(plan: Plan) -> dict[str, str]:
+    """Each site's scale-out switch."""
+    return {site: s.scale_out.switch for site, s in plan.sites.items()}
+
+
+def _decision_problems(catalog: Catalog, scenario: Scenario, plan: Plan) -> list[str]:
+    """Decisions the specs do not allow: unknown ids, sites outside the scenario, blocked options."""
+    problems: list[str] = []
+    for d in deployments_of(plan):
+        if d.site not in scenario.sites:
+            problems.append(f"site {d.site} is not among the scenario's sites")
+            continue
+        if d.form not in catalog.forms or d.cooling not in catalog.cooling:
+            problems.append(f"{d.site}: unknown form or cooling {d.form}/{d.cooling}")
+            continue
+        form = catalog.forms[d.form]
+        known_switch = d.scale_up_switch in {o.switch for o in form.scale_up} or (
+            not form.scale_up and d.scale_up_switch == "none"
+        )
+        if not known_switch:
+            problems.append(f"{d.site}: form {d.form} does not accept scale-up switch {d.scale_up_switch}")
+            continue
+        if d.units <= 0:
+            problems.append(f"{d.site}: {d.form} has {d.units} units")
+        for why in option_problems(catalog, scenario, d.site, d.form, d.cooling, d.scale_up_switch):
+            problems.append(f"{d.site}: {why}")
+    for site_id, switch_id in sorted(scale_out_of(plan).items()):
+        if switch_id not in catalog.switches:
+            problems.append(f"{site_id}: unknown scale-out switch {switch_id}")
+            continue
+        problems.extend(f"{site_id}: {why}" for why in scale_out_problems(catalog, scenario, switch_id))
+    return problems
+
+
+def _totals_problems(stated: Totals, computed: Totals) -> list[str]:
+    problems = []
+    for key in sorted(Totals.model_fields):
+        value = getattr(computed, key)
+        if value is None:
+            continue
+        said = getattr(stated, key)
+        if said is None or not _close(float(said), float(value)):
+            problems.append(f"totals.{key}: plan says {said}, the cost model gives {value}")
+    return problems
+
+
+def _fabric_problems(stated: dict[str, SiteSection], computed: dict[str, SiteSection]) -> list[str]:
+    problems = []
+    for site_id, section in sorted(computed.items()):
+        ours = section.scale_out
+        theirs = stated[site_id].scale_out if site_id in stated else None
+        for key in SCALE_OUT_FIELDS:
+            said, expected = (getattr(theirs, key) if theirs is not None else None), getattr(ours, key)
+            if said != expected:
+                problems.append(
+                    f"sites.{site_id}.scale_out.{key}: plan says {said}, the cost model gives {expected}"
+                )
+    return problems
+
+
+def _bom_problems(stated: list[BomLine], computed: list[BomLine]) -> list[str]:
+    if len(computed) != len(stated):
+        return [f"bom: plan has {len(stated)} lines, the cost model gives {len(computed)}"]
+    problems = []
+    for ours, theirs in zip(computed, stated, strict=True):
+        for key in ("site", "category", "item"):
+            if getattr(ours, key) != getattr(theirs, key):
+                problems.append(f"bom line {ours.item}: {key} differs ({getattr(theirs, key)})")
+        for key in ("quantity", "unit_usd", "extended_usd"):
+            if not _close(getattr(ours, key), getattr(theirs, key), abs_tol=1e-6):
+                problems.append(
+                    f"bom line {ours.item}: {key} is {getattr(theirs, key)}, expected {getattr(ours, key)}"
+                )
+    return problems
+
+
+def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
+    """Every violation found in the plan, in words; [] means it holds."""
+    from trnplan.plan.build import plan_body
+
+    scenario = catalog.scenarios.get(plan.scenario)
+    if scenario is None:
+        return [f"scenario '{plan.scenario}' is not in the specs"]
+    problems = _decision_problems(catalog, scenario, plan)
+    if problems:
+        return problems
+    ev = evaluate(catalog, scenario, deployments_of(plan), scale_out_of(plan))
+    problems = [
+        f"violated: {describe(row)}" for row in constraint_rows(catalog, scenario, ev) if row.violated
+    ]
+    totals, sites = plan_body(ev)
+    problems += _totals_problems(plan.totals, totals)
+    problems += _fabric_problems(plan.sites, sites)
+    problems += _bom_problems(plan.bom, ev.bom)
+    mismatch = bom_capex_problem(plan.bom, plan.totals.capex_usd)
+    if mismatch:
+        problems.append(mismatch)
+    return problems

@@ -1,0 +1,207 @@
+"""The Plan value and its typed parts, as written to and read from `plans/SCENARIO.yaml`.
+
+One definition serves both ways: the plan builder constructs these, and reading a plan file validates
+it once into the same types (unknown keys, wrong types and non-finite numbers are refused), so every
+consumer reads attributes. The canonical file form is `Plan.to_dict()`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trnplan.numbers import ECONOMICS_DIGITS, canon
+
+PLAN_FORMAT = "trnplan-plan/1"
+
+Count = Annotated[int, Field(ge=0)]
+Amount = Annotated[float, Field(ge=0)]
+
+
+class Part(BaseModel):
+    """Strict, frozen, closed: a plan part holds exactly its fields, each of its type, every number finite."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+class SolverInfo(Part):
+    """Which solver proved the plan, and how far: `status` optimal means proven (gap 0)."""
+
+    name: str
+    version: str
+    status: str
+    mip_gap: Annotated[float, Field(ge=0)] | None
+    dinkelbach_iterations: Count | None = None
+
+
+class Objective(Part):
+    kind: Literal["min_tco", "max_perf", "max_perf_per_tco"]
+    value: float
+    unit: str
+
+
+class Totals(Part):
+    """The plan's figures over all sites; money per year where the name says so."""
+
+    chips: Count
+    units: Count
+    racks: Count
+    fp8_pflops: Amount
+    it_power_kw: Amount
+    facility_power_kw: Amount
+    capex_usd: Amount
+    opex_usd_per_year: Amount
+    tco_usd: Amount
+    usd_per_pflop_hour: Amount
+    usd_per_chip_hour: Amount
+    domains: Count | None = None
+    network_racks: Count | None = None
+    hbm_tb: Amount | None = None
+    energy_usd_per_year: Amount | None = None
+    colocation_usd_per_year: Amount | None = None
+    maintenance_usd_per_year: Amount | None = None
+
+    def figure(self, name: str) -> float:
+        """A total by name; 0 where the plan does not state it."""
+        value = getattr(self, name)
+        return 0.0 if value is None else float(value)
+
+
+class ScaleOut(Part):
+    """One site's scale-out fabric."""
+
+    switch: str
+    tiers: Count = 0
+    ports: Count = 0
+    switches: Count = 0
+    optics: Count = 0
+    network_racks: Count = 0
+    it_power_kw: Amount = 0.0
+    capex_usd: Amount = 0.0
+
+
+class DeploymentRow(Part):
+    """n units of a form with a cooling and a scale-up switch at a site, with their figures."""
+
+    form: str
+    cooling: str
+    scale_up_switch: str
+    units: Annotated[int, Field(ge=1)]
+    racks: Count = 0
+    chips: Count = 0
+    domains: Count = 0
+    fp8_pflops: Amount = 0.0
+    it_power_kw: Amount = 0.0
+    capex_usd: Amount = 0.0
+
+    @property
+    def key(self) -> str:
+        """`form/cooling/scale_up_switch`."""
+        return f"{self.form}/{self.cooling}/{self.scale_up_switch}"
+
+
+class Utilization(Part):
+    """Share of each site limit the plan uses."""
+
+    it_power: Amount
+    rack_positions: Amount
+    grid_power: Amount | None = None
+
+
+class SiteSection(Part):
+    cooling_used: list[str]
+    scale_out: ScaleOut
+    deployments: list[DeploymentRow]
+    racks: Count = 0
+    it_power_kw: Amount = 0.0
+    facility_power_kw: Amount = 0.0
+    capex_usd: Amount = 0.0
+    opex_usd_per_year: Amount = 0.0
+    energy_usd_per_year: Amount = 0.0
+    colocation_usd_per_year: Amount = 0.0
+    utilization: Utilization | None = None
+
+
+class BomLine(Part):
+    """One priced line: quantity x unit_usd = extended_usd, to the cent."""
+
+    site: str
+    category: str
+    item: str
+    quantity: float
+    unit_usd: float
+    extended_usd: float
+    it_kw: float | None = None
+
+
+class Alternative(Part):
+    """The best plan without one choice of the optimum; without the figures when none meets the scenario."""
+
+    without: str
+    choice: str
+    status: str
+    tco_usd: Amount | None = None
+    fp8_pflops: Amount | None = None
+    objective: float | None = None
+    delta_pct: float | None = None
+
+    @property
+    def feasible(self) -> bool:
+        return self.tco_usd is not None
+
+
+class Economics(Part):
+    """The scenario's money terms, so a plan alone can attribute its TCO:
+    TCO = capex x tco_per_capex_usd + horizon_years x (energy + colocation) per year."""
+
+    horizon_years: Annotated[float, Field(gt=0)]
+    cost_of_capital: Amount
+    crf: Amount
+    maintenance_rate: Amount
+    utilization: Amount
+    tco_per_capex_usd: Amount
+
+
+class Plan(Part):
+    """A solved scenario, as written to `plans/SCENARIO.yaml`."""
+
+    format: str = PLAN_FORMAT
+    scenario: str
+    inputs_digest: str
+    solver: SolverInfo | None
+    objective: Objective | None
+    totals: Totals
+    sites: dict[str, SiteSection]
+    bom: list[BomLine]
+    binding: list[str] = []
+    alternatives: list[Alternative] = []
+    economics: Economics | None = None
+
+    @classmethod
+    def empty(cls, scenario: str) -> Plan:
+        """A plan with nothing in it: the base of a scenario that is new, or the head of one that is gone."""
+        zero = dict.fromkeys(Totals.model_fields, 0)
+        return cls(
+            scenario=scenario,
+            inputs_digest="",
+            solver=None,
+            objective=None,
+            totals=Totals.model_validate(zero),
+            sites={},
+            bom=[],
+        )
+
+    @property
+    def status(self) -> str:
+        return self.solver.status if self.solver else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical file form: sorted keys, canonical numbers, economics at full precision (so
+        capex x tco_per_capex_usd reproduces the TCO to the cent); absent optional figures left out."""
+        data = self.model_dump(exclude_none=True, exclude={"economics"})
+        if self.solver is not None:
+            data["solver"]["mip_gap"] = self.solver.mip_gap  # null when a stopped search could not bound it
+        out: dict[str, Any] = canon(data)
+        out["economics"] = canon(self.economics.model_dump() if self.economics else {}, ECONOMICS_DIGITS)
+        return dict(sorted(out.items()))

@@ -1,0 +1,57 @@
+"""A bill of materials as one table: lines by site and category, a subtotal per site, the total."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from rich.table import Table
+
+from trnplan.numbers import fmt
+from trnplan.plan.model import BomLine
+from trnplan.render.tables import num_col, table
+
+if TYPE_CHECKING:
+    from trnplan.bom import Bom
+
+
+def render_bom(bom: Bom) -> RenderableType:
+    """BOM lines grouped by site and category, with a subtotal per site and the total (= plan capex)."""
+    t = table(f"Bill of materials: {bom.scenario}")
+    t.add_column("site")
+    t.add_column("category")
+    t.add_column("item")
+    for h in ("quantity", "unit", "extended", "share", "IT kW"):
+        num_col(t, h)
+    by_site: dict[str, list[BomLine]] = defaultdict(list)
+    for line in bom.lines:
+        by_site[line.site].append(line)
+    for site in sorted(by_site):
+        _add_site(t, bom, site, by_site[site])
+    t.add_row("total", "", "", "", "", fmt(bom.total_usd, "usd"), "100%" if bom.total_usd else "", "",
+              style="bold")
+    t.caption = f"plan capex {fmt(bom.capex_usd, 'usd')}"
+    return t
+
+
+def _add_site(t: Table, bom: Bom, site: str, site_lines: list[BomLine]) -> None:
+    """A site's lines by category and item (site and category named once), then its subtotal."""
+    capex = bom.capex_usd
+    lines = sorted(site_lines, key=lambda ln: (ln.category, ln.item))
+    previous = None
+    for line in lines:
+        t.add_row(
+            site if previous is None else "",
+            line.category if line.category != previous else "",
+            line.item,
+            fmt(line.quantity),
+            fmt(line.unit_usd, "usd"),
+            fmt(line.extended_usd, "usd"),
+            fmt(line.extended_usd / capex if capex else bom.share(line), "pct"),
+            fmt(line.it_kw, "kw") if line.it_kw is not None else "",
+        )
+        previous = line.category
+    subtotal = sum(ln.extended_usd for ln in lines)
+    t.add_row("", "", f"{site} subtotal", "", "", fmt(subtotal, "usd"),
+              fmt(subtotal / capex, "pct") if capex else "", "", style="italic", end_section=True)

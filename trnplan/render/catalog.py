@@ -1,0 +1,266 @@
+"""The catalog as tables, one per kind, with derived figures and estimates marked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import RenderableType
+from rich.table import Table
+
+from trnplan.catalog import DERIVED, Catalog, Scenario
+from trnplan.numbers import fmt
+from trnplan.render.tables import num_col, table
+
+ESTIMATE_MARK = "*"
+ESTIMATE_NOTE = "* estimate, not a published figure (the entity lists it under `estimates`)"
+
+
+
+def _estimated(entity: Any, *fields: str) -> bool:
+    """Whether any of `fields` (or a part of it: 'hbm' covers 'hbm.pin_gbps') is listed as an estimate."""
+    for name in getattr(entity, "estimates", ()):
+        for f in fields:
+            if name == f or name.startswith(f + ".") or f.startswith(name + "."):
+                return True
+    return False
+
+
+class _Marks:
+    """Appends the estimate mark to a cell and remembers whether any cell was marked."""
+
+    def __init__(self) -> None:
+        self.used = False
+
+    def __call__(self, text: str, estimated: bool) -> str:
+        if estimated:
+            self.used = True
+            return text + ESTIMATE_MARK
+        return text
+
+
+def render_catalog(kind: str, catalog: Catalog) -> RenderableType:
+    """The catalog's entities of one kind as a table, with derived figures and estimates marked."""
+    entities = catalog.of(kind)
+    mark = _Marks()
+    table = _CATALOG_TABLES[kind](catalog, entities, mark)
+    table.title = f"{kind} ({len(entities)})"
+    if mark.used:
+        table.caption = ESTIMATE_NOTE
+    return table
+
+
+def _chips_table(catalog: Catalog, chips: dict[str, Any], mark: _Marks) -> Table:
+    t = table()
+    t.add_column("chip")
+    t.add_column("name, vendor", min_width=18, ratio=1)
+    for h in ("TDP W", "FP8 TF", "BF16 TF", "HBM GB", "HBM TB/s", "scale-up TB/s", "out Gb/s", "price $"):
+        num_col(t, h)
+    t.add_column("from")
+    for cid, c in sorted(chips.items()):
+        d = DERIVED["chips"](c, catalog)
+        h = c.hbm
+        su = c.scale_up
+        link = f"PCIe{su.pcie_gen}" if su.pcie_gen is not None else f"{fmt(su.lane_gbps)}G"
+        bf16 = c.dense_tflops.get("bf16")
+        t.add_row(
+            cid,
+            f"{c.name}, {c.vendor}",
+            mark(fmt(c.tdp_w), _estimated(c, "tdp_w")),
+            mark(fmt(c.fp8_tflops), _estimated(c, "dense_tflops.fp8")),
+            mark(fmt(bf16), _estimated(c, "dense_tflops.bf16")) if bf16 is not None else "-",
+            mark(f"{fmt(d['hbm_capacity_gb'])} {h.generation}",
+                 _estimated(c, "hbm.stacks", "hbm.stack_gb")),
+            mark(fmt(d["hbm_bandwidth_tbps"]), _estimated(c, "hbm")),
+            mark(f"{fmt(d['scale_up_tbps'])} ({su.lanes}x{link})", _estimated(c, "scale_up")),
+            mark(fmt(c.scale_out_gbps), _estimated(c, "scale_out_gbps")),
+            mark(fmt(c.unit_usd, "int"), _estimated(c, "unit_usd")),
+            c.available_from or "",
+        )
+    return t
+
+
+def _forms_table(catalog: Catalog, forms: dict[str, Any], mark: _Marks) -> Table:
+    """The Rosetta stone: brand name, codename and topology name together, with the rack figures."""
+    t = table()
+    t.add_column("form")
+    t.add_column("brand name\ncodename\ntopology", min_width=12)
+    t.add_column("chip\nchips/rack x racks\ndomain (FP8)", min_width=12)
+    t.add_column("cooling", min_width=7)
+    t.add_column("scale-up switch:\nrack IT kW", min_width=14)
+    for fid, f in sorted(forms.items()):
+        d = DERIVED["forms"](f, catalog)
+        chip = catalog.chips.get(f.chip)
+        chip_tdp_est = chip is not None and _estimated(chip, "tdp_w")
+        options = []
+        for switch_id, kw in d["rack_it_kw"].items():
+            switch = catalog.switches.get(switch_id)
+            est = chip_tdp_est or _estimated(f, "rack_overhead_kw", "scale_up") or (
+                switch is not None and _estimated(switch, "power_w"))
+            options.append(mark(f"{switch_id}: {fmt(kw, 'kw')}", est))
+        names = f.names
+        t.add_row(
+            fid,
+            "\n".join([names.brand or "-", names.codename or "-", names.topology or f.topology]),
+            "\n".join([
+                f.chip,
+                f"{f.chips_per_rack} x {f.racks_per_unit} = {fmt(d['unit_chips'], 'int')}",
+                f"{fmt(d['domain_chips'], 'int')} ({fmt(d['domain_fp8_pflops'], 'pflops')})",
+            ]),
+            "\n".join(f.cooling),
+            "\n".join(options),
+            end_section=True,
+        )
+    return t
+
+
+def _switches_table(catalog: Catalog, switches: dict[str, Any], mark: _Marks) -> Table:
+    t = table()
+    t.add_column("switch")
+    t.add_column("name")
+    t.add_column("role")
+    t.add_column("protocol")
+    num_col(t, "size")
+    num_col(t, "power")
+    num_col(t, "unit price")
+    num_col(t, "optic")
+    t.add_column("from")
+    for sid, s in sorted(switches.items()):
+        if s.role == "scale_out":
+            size = mark(f"{fmt((s.bandwidth_gbps or 0) / 1000, 'Tb/s')}, {s.radix} x {fmt(s.port_gbps)}G, "
+                        f"{s.rack_units}U", _estimated(s, "bandwidth_gbps", "port_gbps", "rack_units"))
+            optic = mark(f"{fmt(s.optic_usd, 'usd')}, {fmt(s.optic_w, 'w')}",
+                         _estimated(s, "optic_usd", "optic_w"))
+        else:
+            parts = [f"{s.lanes} lanes" if s.lanes else "", f"{s.ports} ports" if s.ports else ""]
+            size = mark(", ".join(p for p in parts if p), _estimated(s, "lanes", "ports"))
+            optic = ""
+        t.add_row(
+            sid,
+            s.name or "",
+            s.role.replace("_", "-"),
+            s.protocol,
+            size,
+            mark(fmt(s.power_w, "w"), _estimated(s, "power_w")),
+            mark(fmt(s.unit_usd, "usd"), _estimated(s, "unit_usd")),
+            optic,
+            s.available_from,
+        )
+    return t
+
+
+def _cooling_table(catalog: Catalog, cooling: dict[str, Any], mark: _Marks) -> Table:
+    t = table()
+    t.add_column("cooling")
+    t.add_column("name")
+    num_col(t, "max rack")
+    num_col(t, "PUE")
+    num_col(t, "capex per kW")
+    for cid, c in sorted(cooling.items()):
+        t.add_row(
+            cid,
+            c.name or "",
+            mark(fmt(c.max_rack_kw, "kw"), _estimated(c, "max_rack_kw")),
+            mark(f"{c.pue:.2f}", _estimated(c, "pue")),
+            mark(fmt(c.capex_usd_per_kw, "usd"), _estimated(c, "capex_usd_per_kw")),
+        )
+    return t
+
+
+def _sites_table(catalog: Catalog, sites: dict[str, Any], mark: _Marks) -> Table:
+    t = table()
+    t.add_column("site")
+    t.add_column("name")
+    t.add_column("location")
+    num_col(t, "IT power")
+    num_col(t, "grid")
+    num_col(t, "positions")
+    t.add_column("cooling")
+    num_col(t, "max rack")
+    num_col(t, "$/kWh")
+    num_col(t, "colo $/kW-mo")
+    for sid, s in sorted(sites.items()):
+        cooling = [
+            mark(f"{q} (+{fmt(s.cooling_fixed_usd[q], 'usd')})", _estimated(s, "cooling_fixed_usd"))
+            if q in s.cooling_fixed_usd else q
+            for q in s.cooling
+        ]
+        t.add_row(
+            sid,
+            s.name or "",
+            s.location or "",
+            mark(fmt(s.it_power_mw * 1000, "mw"), _estimated(s, "it_power_mw")),
+            (mark(fmt(s.grid_power_mw * 1000, "mw"), _estimated(s, "grid_power_mw"))
+             if s.grid_power_mw else "-"),
+            mark(fmt(s.rack_positions, "int"), _estimated(s, "rack_positions")),
+            ", ".join(cooling),
+            mark(fmt(s.max_rack_kw, "kw"), _estimated(s, "max_rack_kw")) if s.max_rack_kw else "-",
+            mark(f"{s.electricity_usd_per_kwh:.3f}", _estimated(s, "electricity_usd_per_kwh")),
+            mark(fmt(s.colocation_usd_per_kw_month, "usd"), _estimated(s, "colocation_usd_per_kw_month")),
+        )
+    return t
+
+
+def _scenarios_table(catalog: Catalog, scenarios: dict[str, Any], mark: _Marks) -> Table:
+    t = table()
+    t.add_column("scenario")
+    t.add_column("sites")
+    t.add_column("chips / forms")
+    t.add_column("demand")
+    t.add_column("objective")
+    num_col(t, "min domain")
+    t.add_column("as of")
+    t.add_column("money")
+    for sid, s in sorted(scenarios.items()):
+        money = (f"{s.horizon_years} y @ {fmt(s.cost_of_capital, 'pct')}, util {fmt(s.utilization, 'pct')}, "
+                 f"maint {fmt(s.maintenance_rate, 'pct')}/y")
+        t.add_row(
+            sid,
+            ", ".join(s.sites),
+            _scenario_chips(s),
+            _scenario_demand(s),
+            _scenario_objective(s),
+            fmt(s.min_domain_chips, "int"),
+            s.as_of or "-",
+            mark(money, _estimated(s, "cost_of_capital", "utilization", "maintenance_rate")),
+        )
+    return t
+
+
+def _scenario_chips(s: Scenario) -> str:
+    """The chips a scenario allows, then its forms and supply caps, one line each."""
+    chips = ", ".join(s.chips) if s.chips is not None else "all chips"
+    if s.forms is not None:
+        chips += "\n" + ", ".join(s.forms)
+    if s.supply:
+        chips += "\n" + ", ".join(f"{k} <= {fmt(v, 'int')}" for k, v in sorted(s.supply.items()))
+    return chips
+
+
+def _scenario_demand(s: Scenario) -> str:
+    demand = [
+        text for text in (
+            f"{fmt(s.demand.chips, 'int')} chips" if s.demand.chips is not None else "",
+            fmt(s.demand.fp8_pflops, "pflops") if s.demand.fp8_pflops is not None else "",
+            fmt(s.demand.hbm_tb, "tb") if s.demand.hbm_tb is not None else "",
+        ) if text
+    ]
+    return ", ".join(demand) or "-"
+
+
+def _scenario_objective(s: Scenario) -> str:
+    """The objective, then its budgets, one line each."""
+    budget = [
+        f"capex <= {fmt(s.budget.capex_usd, 'usd')}" if s.budget.capex_usd is not None else "",
+        f"TCO <= {fmt(s.budget.tco_usd, 'usd')}" if s.budget.tco_usd is not None else "",
+    ]
+    return "\n".join([s.objective, *(b for b in budget if b)])
+
+
+_CATALOG_TABLES = {
+    "chips": _chips_table,
+    "forms": _forms_table,
+    "switches": _switches_table,
+    "cooling": _cooling_table,
+    "sites": _sites_table,
+    "scenarios": _scenarios_table,
+}

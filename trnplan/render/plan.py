@@ -1,0 +1,177 @@
+"""A plan as tables: headline, deployments, scale-out fabric, power and cost, what binds, alternatives."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from trnplan.numbers import fmt
+from trnplan.plan.model import Objective, Plan
+from trnplan.render.tables import num_col, spaced, table
+
+OPEX_PARTS = (
+    ("energy_usd_per_year", "energy per year"),
+    ("colocation_usd_per_year", "colocation per year"),
+    ("maintenance_usd_per_year", "maintenance per year"),
+)
+
+
+def solver_line(plan: Plan) -> str:
+    """'HiGHS 1.16.0, optimal, gap 0%'."""
+    s = plan.solver
+    if s is None:
+        return "?, ?, gap 0%"
+    name = f"{s.name} {s.version}".strip()
+    return f"{name}, {s.status}, gap {fmt(s.mip_gap or 0.0, 'pct')}"
+
+
+def render_plan(plan: Plan) -> RenderableType:
+    """A plan as tables: headline, deployments, scale-out fabric, power and cost, binding, alternatives."""
+    parts: list[RenderableType] = [_headline(plan), _deployments(plan), _fabric(plan), _costs(plan)]
+    if plan.binding:
+        b = table("What binds")
+        b.add_column("constraint at or near its limit")
+        for line in plan.binding:
+            b.add_row(line)
+        parts.append(b)
+    if plan.alternatives:
+        parts.append(_alternatives(plan))
+    return Group(*spaced(parts))
+
+
+def _horizon_years(plan: Plan) -> float | None:
+    return plan.economics.horizon_years if plan.economics is not None else None
+
+
+def _headline(plan: Plan) -> Table:
+    t = plan.totals
+    status = plan.solver.status if plan.solver is not None else "?"
+    rows = [
+        ("objective", _objective_text(plan.objective)),
+        ("chips", f"{fmt(t.chips, 'int')} in {fmt(t.units, 'int')} units, "
+                  f"{fmt(t.domains, 'int')} scale-up domains"),
+        ("FP8", f"{fmt(t.fp8_pflops, 'pflops')}LOPs dense"),
+        ("HBM", fmt(t.hbm_tb, "tb")),
+        ("racks", f"{fmt(t.racks, 'int')} compute + {fmt(t.network_racks, 'int')} network"),
+        ("IT power", fmt(t.it_power_kw, "mw")),
+        ("facility power", fmt(t.facility_power_kw, "mw")),
+        ("capex", fmt(t.capex_usd, "usd")),
+        ("opex per year", fmt(t.opex_usd_per_year, "usd")),
+        (_tco_label(_horizon_years(plan)), fmt(t.tco_usd, "usd")),
+        ("per PFLOP-hour", fmt(t.usd_per_pflop_hour, "usd")),
+        ("per chip-hour", fmt(t.usd_per_chip_hour, "usd")),
+        ("solver", solver_line(plan)),
+    ]
+    headline = table(f"Plan for {plan.scenario}")
+    headline.add_column("", style="bold", no_wrap=True, min_width=1)
+    headline.add_column("")
+    headline.show_header = False
+    for key, value in rows:
+        style = "bold yellow" if key == "solver" and status != "optimal" else None
+        headline.add_row(key, Text(value, style=style or ""))
+    return headline
+
+
+def _tco_label(years: float | None) -> str:
+    if not years:
+        return "TCO"
+    return f"TCO over {years:g} year{'' if years == 1 else 's'}"
+
+
+def _objective_text(objective: Objective | None) -> str:
+    """'min_tco = $3,858,592,407', or the value and its unit for the other objectives."""
+    if objective is None:
+        return "None = -"
+    if objective.unit == "USD":
+        return f"{objective.kind} = {fmt(objective.value, 'usd')}"
+    return f"{objective.kind} = {fmt(objective.value)} {objective.unit}".rstrip()
+
+
+def _deployments(plan: Plan) -> Table:
+    t = table("Deployments")
+    for h in ("site", "form", "cooling", "scale-up"):
+        t.add_column(h)
+    for h in ("units", "racks", "chips", "domains", "FP8", "IT power", "capex"):
+        num_col(t, h)
+    for site_id, s in sorted(plan.sites.items()):
+        for d in s.deployments:
+            t.add_row(
+                site_id, d.form, d.cooling, d.scale_up_switch,
+                fmt(d.units, "int"), fmt(d.racks, "int"), fmt(d.chips, "int"),
+                fmt(d.domains, "int"), fmt(d.fp8_pflops, "pflops"),
+                fmt(d.it_power_kw, "kw"), fmt(d.capex_usd, "usd"),
+            )
+    return t
+
+
+def _fabric(plan: Plan) -> Table:
+    t = table("Scale-out fabric and site use")
+    t.add_column("site")
+    t.add_column("switch")
+    for h in ("tiers", "ports", "switches", "optics", "net racks", "net power", "capex",
+              "IT power", "positions", "grid"):
+        num_col(t, h)
+    for site_id, s in sorted(plan.sites.items()):
+        f = s.scale_out
+        u = s.utilization
+        t.add_row(
+            site_id, f.switch,
+            fmt(f.tiers, "int"), fmt(f.ports, "int"), fmt(f.switches, "int"),
+            fmt(f.optics, "int"), fmt(f.network_racks, "int"), fmt(f.it_power_kw, "kw"),
+            fmt(f.capex_usd, "usd"),
+            fmt(u.it_power if u else None, "pct"), fmt(u.rack_positions if u else None, "pct"),
+            fmt(u.grid_power if u else None, "pct"),
+        )
+    t.caption = "IT power, positions and grid: share of each site's limit the plan uses"
+    return t
+
+
+def _costs(plan: Plan) -> Table:
+    """Capex by BOM category, then the yearly costs, then TCO."""
+    t = table("Power and cost")
+    t.add_column("", no_wrap=True, min_width=1)
+    num_col(t, "amount")
+    num_col(t, "share")
+    totals = plan.totals
+    capex = totals.capex_usd
+    by_category: dict[str, float] = defaultdict(float)
+    for line in plan.bom:
+        by_category[line.category] += line.extended_usd
+    for category, usd in sorted(by_category.items(), key=lambda kv: (-kv[1], kv[0])):
+        t.add_row(f"capex: {category}", fmt(usd, "usd"), fmt(usd / capex, "pct") if capex else "-")
+    t.add_row("capex", fmt(capex, "usd"), "", style="bold", end_section=True)
+    opex = totals.opex_usd_per_year
+    for key, label in OPEX_PARTS:
+        value = getattr(totals, key)
+        if value is not None:
+            t.add_row(label, fmt(value, "usd"), fmt(value / opex, "pct") if opex else "-")
+    t.add_row("opex per year", fmt(opex, "usd"), "", style="bold", end_section=True)
+    t.add_row("IT power", fmt(totals.it_power_kw, "mw"), "")
+    t.add_row("facility power (x PUE)", fmt(totals.facility_power_kw, "mw"), "", end_section=True)
+    t.add_row(_tco_label(_horizon_years(plan)), fmt(totals.tco_usd, "usd"), "", style="bold")
+    return t
+
+
+def _alternatives(plan: Plan) -> Table:
+    t = table("Alternatives: the best plan without each choice made")
+    num_col(t, "#")
+    t.add_column("without")
+    t.add_column("choice")
+    num_col(t, "TCO")
+    num_col(t, "FP8")
+    num_col(t, "vs plan")
+    for i, alt in enumerate(plan.alternatives, 1):
+        feasible = alt.feasible
+        t.add_row(
+            str(i),
+            alt.without,
+            alt.choice.replace("; ", "\n"),  # one line per site
+            fmt(alt.tco_usd, "usd") if feasible else "-",
+            fmt(alt.fp8_pflops, "pflops") if feasible else "-",
+            fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True) if feasible else "infeasible",
+        )
+    t.caption = "vs plan: change in the scenario's objective"
+    return t
