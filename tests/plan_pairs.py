@@ -66,29 +66,49 @@ def synthetic_plan(
     capex_factor: float,
     scale_out: dict[str, str] | None = None,
 ) -> Plan:
-    """A structurally valid plan whose money adds up: deployments {(site, "form/cooling/switch"): units};
-    bom {(site, category, item): (quantity, unit cents)}; TCO = capex x capex_factor + horizon x (energy +
-    colocation), like the cost model's (capex_factor = horizon x (CRF + maintenance_rate))."""
+    """A structurally valid plan that adds up (it passes the reader's self_check): deployments
+    {(site, "form/cooling/switch"): units}; bom {(site, category, item): (quantity, unit cents)}; TCO =
+    capex x capex_factor + horizon x (energy + colocation), like the cost model's (capex_factor = horizon x
+    (CRF + maintenance_rate), so 1 <= capex_factor <= 1 + horizon: no cost of capital, the rest maintenance).
+
+    Each site's capex is its BOM lines' (carried by its fabric), its power that of its deployments; the
+    energy and colocation are the first site's (none without a site)."""
+    maintenance = (capex_factor - 1) / horizon_years
+    site_ids = sorted({site for site, _ in deployments} | {site for site, _, _ in bom})
+    if not site_ids:
+        energy_cents = colocation_cents = 0
     sites: dict[str, dict[str, Any]] = {}
-    for (site, key), units in sorted(deployments.items()):
-        form, cooling, switch = key.split("/")
-        switch_out = (scale_out or {}).get(site, "sw")
-        section = sites.setdefault(
-            site, {"cooling_used": [], "scale_out": {"switch": switch_out}, "deployments": []}
-        )
-        section["cooling_used"] = sorted({*section["cooling_used"], cooling})
-        section["deployments"].append(
-            {
-                "form": form,
-                "cooling": cooling,
-                "scale_up_switch": switch,
-                "units": units,
-                "racks": units,
-                "chips": units * 8,
-                "it_power_kw": units * 10.5,
-                "capex_usd": units * 1234.56,
-            }
-        )
+    for site in site_ids:
+        site_cents = sum(q * u for (s, _, _), (q, u) in bom.items() if s == site)
+        mine = {k: u for (s, k), u in deployments.items() if s == site}
+        first = site == site_ids[0]
+        energy, colocation = (energy_cents / 100, colocation_cents / 100) if first else (0, 0)
+        sites[site] = {
+            "cooling_used": sorted({key.split("/")[1] for key in mine}),
+            "scale_out": {"switch": (scale_out or {}).get(site, "sw"), "capex_usd": site_cents / 100},
+            "deployments": [],
+            "racks": sum(mine.values()),
+            "it_power_kw": sum(u * 10.5 for u in mine.values()),
+            "facility_power_kw": sum(u * 12.6 for u in mine.values()),
+            "capex_usd": site_cents / 100,
+            "energy_usd_per_year": energy,
+            "colocation_usd_per_year": colocation,
+            "opex_usd_per_year": round(energy + colocation + site_cents / 100 * maintenance, 2),
+        }
+        for key, units in sorted(mine.items()):
+            form, cooling, switch = key.split("/")
+            sites[site]["deployments"].append(
+                {
+                    "form": form,
+                    "cooling": cooling,
+                    "scale_up_switch": switch,
+                    "units": units,
+                    "racks": units,
+                    "chips": units * 8,
+                    "fp8_pflops": units * 12,
+                    "it_power_kw": units * 10.5,
+                }
+            )
     lines = []
     for (site, category, item), (qty, unit_cents) in sorted(bom.items()):
         lines.append(
@@ -135,10 +155,10 @@ def synthetic_plan(
     economics = {
         "horizon_years": horizon_years,
         "cost_of_capital": 0,
-        "crf": capex_factor / horizon_years,
-        "maintenance_rate": 0,
+        "crf": 1 / horizon_years,
+        "maintenance_rate": maintenance,
         "utilization": 1,
-        "tco_per_capex_usd": capex_factor,
+        "tco_per_capex_usd": horizon_years * (1 / horizon_years + maintenance),
     }
     return plan_from_dict({**canon(data), "economics": canon(economics, ECONOMICS_DIGITS)})
 

@@ -247,16 +247,18 @@ def test_optimize_twice_is_byte_identical_and_check_passes(world) -> None:
 
 
 def test_optimize_check_reports_drift_after_an_edit(world) -> None:
+    """An edit that still reads as a plan (an alternative's TCO; an edited total would not add up, and is
+    refused as unreadable) is drift, shown as a diff."""
     run("optimize", "s")
     path = world / "plans" / "s.yaml"
-    edited = path.read_text().replace("capex_usd: 645000", "capex_usd: 645001", 1)
+    edited = path.read_text().replace("tco_usd: 850120", "tco_usd: 850121", 1)
     path.write_text(edited)
     r = run("optimize", "s", "--check")
-    assert r.exit_code == EXIT_DIFFERENT
+    assert r.exit_code == EXIT_DIFFERENT, r.output
     assert "out of date" in r.stdout
     lines = r.stdout.splitlines()
-    assert any(line.startswith("-") and "capex_usd: 645001" in line for line in lines)
-    assert any(line.startswith("+") and "capex_usd: 645000" in line for line in lines)
+    assert any(line.startswith("-") and "tco_usd: 850121" in line for line in lines)
+    assert any(line.startswith("+") and "tco_usd: 850120" in line for line in lines)
     assert path.read_text() == edited  # --check never writes
 
 
@@ -311,7 +313,10 @@ def test_optimize_infeasible_explains_and_writes_nothing(world) -> None:
 
 
 def test_optimize_all_exits_with_the_worst_code(world) -> None:
-    r = run("optimize", "--all", "--set", "scenarios.t.demand.chips=1000000")
+    data = tiny_world()
+    data["scenarios"]["t"]["demand"] = {"chips": 1000000}
+    (world / "specs" / "world.yaml").write_text(yaml.safe_dump(data))
+    r = run("optimize", "--all")
     assert r.exit_code == EXIT_INFEASIBLE
     assert (world / "plans" / "s.yaml").exists()  # the feasible one is still written
     assert not (world / "plans" / "t.yaml").exists()
@@ -378,7 +383,9 @@ def test_diff_identical_plans(solved) -> None:
     s = str(solved / "plans" / "s.yaml")
     r = run("diff", s, s, "--exit-code")
     assert r.exit_code == EXIT_OK, r.output
-    assert "no differences" in " ".join(r.stdout.split())  # a long temp path may wrap the line
+    assert " ".join(r.stdout.split()) == f"{s} -> {s}: no changes"  # one line (a long path may wrap it)
+    md = run("diff", s, s, "--format", "markdown")
+    assert md.stdout.splitlines() == ["<!-- trnplan-diff -->", "`s`: no changes."]
 
 
 def test_diff_different_plans(solved) -> None:

@@ -68,7 +68,7 @@ def plans(draw: st.DrawFn) -> Plan:
         energy_cents=draw(st.integers(0, 10**9)),
         colocation_cents=draw(st.integers(0, 10**9)),
         horizon_years=draw(st.integers(1, 10)),
-        capex_factor=draw(st.floats(0.5, 3.0)),
+        capex_factor=draw(st.floats(1.0, 2.0)),  # horizon x (CRF + maintenance): at least 1
         scale_out={s: draw(st.sampled_from(["sw", "th5"])) for s in SITES},
     )
 
@@ -143,9 +143,17 @@ def test_diff_mirrors_and_attribution_sums(a: Plan, b: Plan) -> None:
     assert_mirror(ab, ba)
     assert_attribution_sums(ab, a, b)
     assert_attribution_sums(ba, b, a)
-    assert ab.different == (
-        a.to_dict()["sites"] != b.to_dict()["sites"] or ab.bom != [] or any(m.delta for m in ab.summary)
-    )
+    assert ab.different == (decisions(a) != decisions(b) or ab.bom != [] or any(m.delta for m in ab.summary))
+
+
+def decisions(plan: Plan) -> dict[str, object]:
+    """The sites' choices and figures, without their yearly money (a split of the same opex between energy
+    and colocation is not a change of plan; the totals and the attribution show it)."""
+    money = ("energy_usd_per_year", "colocation_usd_per_year", "opex_usd_per_year")
+    return {
+        site: {k: v for k, v in section.items() if k not in money}
+        for site, section in plan.to_dict()["sites"].items()
+    }
 
 
 @pytest.mark.parametrize("i", range(3))
@@ -261,13 +269,11 @@ def test_markdown_trims_a_large_diff_under_the_github_limit() -> None:
 
 
 def test_no_change_body() -> None:
+    """Two identical plans: the marker (for the bot that updates the comment) and one line."""
     base, _ = golden_pair()
     text = diff_to_markdown(diff_plans(base, base))
-    lines = text.splitlines()
-    assert lines[0] == MARKER
-    assert "No change in plan." in lines
-    assert "<details>" not in text
-    assert lines[-1] == "Plan: 0 to add, 0 to change, 0 to remove."
+    assert text.splitlines() == [MARKER, f"`{base.scenario}`: no changes."]
+    assert diff_to_markdown(diff_plans(base, base), marker=False) == f"`{base.scenario}`: no changes.\n"
 
 
 def test_digest_or_solver_change_alone_is_not_a_difference_but_is_reported() -> None:
@@ -450,11 +456,32 @@ def test_read_plan_ref_from_git(repo: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert read_plan_ref("HEAD~1:./../plans/s.yaml", cwd=repo / "sub") == base  # ./ is from the cwd
 
 
-def test_read_plan_ref_prefers_an_existing_file(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _, head = golden_pair()
+def test_rev_path_is_read_from_git_even_when_a_file_of_that_name_exists(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A committed file literally named `HEAD~1:plans/s.yaml` cannot stand in for git's base: REV:path is
+    git's; a file whose name holds a colon is named with ./ (or an absolute path)."""
+    base, head = golden_pair()
     monkeypatch.chdir(repo)
+    (repo / "HEAD~1:plans").mkdir()
+    write_plan(head, repo / "HEAD~1:plans" / "s.yaml")  # the forged base
+    assert read_plan_ref("HEAD~1:plans/s.yaml") == base
+    assert read_plan_ref("./HEAD~1:plans/s.yaml") == head
+    assert read_plan_ref(str(repo / "HEAD~1:plans" / "s.yaml")) == head
     write_plan(head, repo / "HEAD~1:odd.yaml")
-    assert read_plan_ref("HEAD~1:odd.yaml") == head
+    with pytest.raises(PlanNotFoundError, match=r"no file 'odd.yaml' at revision 'HEAD~1' \(to read the"):
+        read_plan_ref("HEAD~1:odd.yaml")  # git has no such path, and the file of that name is not read
+    assert read_plan_ref("./HEAD~1:odd.yaml") == head
+    with pytest.raises(InputError, match=r"unknown git revision 'nobranch' \(for a file of that name, write"):
+        read_plan_ref("nobranch:odd.yaml")
+
+
+def test_a_file_named_like_rev_path_does_not_turn_git_show_into_a_pathspec(repo: Path) -> None:
+    """`git show HEAD:odd.yaml` with a file of that name on disk shows a commit (the name read as a
+    pathspec); the blob is read by object name only."""
+    (repo / "HEAD:odd.yaml").write_text("format: trnplan-plan/1\n")
+    with pytest.raises(PlanNotFoundError, match=r"HEAD:odd.yaml: no file 'odd.yaml' at revision 'HEAD'"):
+        read_plan_ref("HEAD:odd.yaml", cwd=repo)
 
 
 @pytest.mark.parametrize(
@@ -506,3 +533,14 @@ def test_only_gitref_runs_subprocesses() -> None:
         if re.search(r"^\s*(import subprocess|from subprocess import)", p.read_text(encoding="utf-8"), re.M)
     )
     assert users == ["gitref.py"]
+
+
+def test_diff_help_says_rev_path_is_git_and_how_to_name_a_file_with_a_colon() -> None:
+    from typer.testing import CliRunner
+
+    from trnplan.cli import app
+
+    result = CliRunner().invoke(app, ["diff", "--help"], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    text = " ".join(result.stdout.split())
+    assert "REV:path is always read from git, even if a file of that name exists" in text
+    assert "with ./ (./odd:name.yaml)" in text

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, currently_in_test_context, given, settings
 from hypothesis import event as _event
@@ -44,6 +45,8 @@ from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, Problem, SpecError
 from trnplan.load import load_specs
 from trnplan.yamlsafe import read_yaml
+
+pytestmark = pytest.mark.slow  # fuzzing: minutes; `-m "not slow"` leaves it out
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS: dict[str, str] = {

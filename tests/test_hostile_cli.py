@@ -233,7 +233,7 @@ def hostile_plans(good: str) -> dict[str, tuple[bytes, str]]:
         "empty": (b"", r"FILE: not a trnplan plan file"),
         "truncated": (
             good[:half].encode(),
-            r"FILE(:\d+:\d+)?: not a (readable|trnplan) plan file|FILE: malformed",
+            r"FILE(:\d+:\d+)?: not a (readable|trnplan) plan file|FILE:\d+:\d+: malformed",
         ),
         "truncated mid-character": (
             good.encode()[:half] + "é€".encode()[:3],
@@ -256,15 +256,18 @@ def hostile_plans(good: str) -> dict[str, tuple[bytes, str]]:
             r"FILE: plan format 'trnplan-plan/2' is not readable by this trnplan",
         ),
         "format not text": (b"format: [trnplan-plan/1]\n", r"FILE: not a trnplan plan file"),
-        "missing fields": (b"format: trnplan-plan/1\nscenario: s\n", r"FILE: malformed"),
-        "wrong types": (good.replace("units: ", "units: many # ", 1).encode(), r"FILE: malformed"),
+        "missing fields": (b"format: trnplan-plan/1\nscenario: s\n", r"FILE:1:1: malformed"),
+        "wrong types": (
+            good.replace("units: ", "units: many # ", 1).encode(),
+            r"FILE:\d+:\d+: malformed or truncated plan file: sites\.a\.deployments\.0\.units: ",
+        ),
         "merge conflict": (
             f"<<<<<<< HEAD\n{good}=======\n{good}>>>>>>> branch\n".encode(),
             r"FILE:\d+:\d+: not a readable plan file \(YAML",
         ),
         "python tag": (
             b"format: !!python/object/apply:os.system ['true']\n",
-            r"FILE:1:9: not a readable plan file \(YAML: could not determine a constructor",
+            r"FILE:1:9: not a readable plan file: format: tag '!!python/object/apply:os\.system' is not",
         ),
         "alias bomb": (
             ("format: trnplan-plan/1\n" + BILLION_LAUGHS.replace("i: &i", "binding: &i")).encode(),

@@ -223,8 +223,9 @@ def test_an_unreadable_file_does_not_cascade_into_unknown_references(tmp_path: P
     (specs / "hardware.yaml").write_text("chips: [unclosed\n", encoding="utf-8")
     problems = problems_of([specs])
     assert problems == [
-        f"{specs}/hardware.yaml:2:1: YAML syntax: expected ',' or ']', but got '<stream end>' "
-        "(while parsing a flow sequence started at line 1)"
+        f"{specs}/hardware.yaml:2:1: YAML syntax: a '[' list opened at line 1 is never closed: add the ']' "
+        "(the parser: expected ',' or ']', but got '<stream end>' (while parsing a flow sequence started at "
+        "line 1))"
     ]
 
 
@@ -427,8 +428,9 @@ def test_bad_set_paths_and_values_are_located_at_the_argument(tmp_path: Path) ->
         "inside it",
         "--set:6:28: forms.trn3-nl72x2.scale_up.3: scale_up is a list of 1 item; item numbers are 0 to 0",
         "--set:7:1: expected PATH=VALUE (e.g. sites.iad-a.it_power_mw=40), got 'sites.iad-a'",
-        "--set:8:33: sites.iad-a.cooling: YAML syntax: expected ',' or ']', but got '<stream end>' "
-        "(while parsing a flow sequence started at line 1)",
+        "--set:8:33: sites.iad-a.cooling: YAML syntax: a '[' list opened at line 1 is never closed: add the "
+        "']' (the parser: expected ',' or ']', but got '<stream end>' (while parsing a flow sequence started "
+        "at line 1))",
         "--set:9:28: sites.iad-a.rack_positions: tag '!!python/object/apply:os.system' is not allowed: "
         "specs are plain YAML (mappings, lists, text, numbers, booleans, null)",
         "--set:10:35: scenarios.trn3-10k.fabric.cooling: unknown cooling type 'liqiud'; did you mean "

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
@@ -22,6 +23,8 @@ from hypothesis import strategies as st
 from trnplan.catalog import Catalog
 from trnplan.errors import SpecError
 from trnplan.load import inputs_digest, load_specs
+
+pytestmark = pytest.mark.slow  # fuzzing: minutes; `-m "not slow"` leaves it out
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "tiny_specs"
 TEXTS = {path.name: path.read_text(encoding="utf-8") for path in sorted(TINY.glob("*.yaml"))}

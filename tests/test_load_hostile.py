@@ -221,8 +221,8 @@ def test_control_characters_and_syntax_errors_are_located(tmp_path: Path) -> Non
         load_specs([d])
     assert [str(p) for p in info.value.problems] == [
         f"{d}/ctl.yaml:2:13: character U+001B is not allowed in YAML text",
-        f"{d}/tab.yaml:2:1: YAML syntax: found character '\\t' that cannot start any token "
-        "(while scanning for the next token)",
+        f"{d}/tab.yaml:2:1: YAML syntax: a tab: YAML indents with spaces only; replace the tab with spaces "
+        "(the parser: found character '\\t' that cannot start any token (while scanning for the next token))",
     ]
 
 

@@ -579,3 +579,101 @@ def test_infeasible_rack_positions_says_how_many_more() -> None:
     err = infeasible(data)
     assert any("a rack positions: needs 2 positions more (3 positions -> 5 positions)" in line
                for line in err.explanation)
+
+
+# --- 13. demand caps (`demand.at_most`) -------------------------------------------------------------
+
+
+def test_at_most_keeps_a_ratio_objective_at_the_need() -> None:
+    """max_perf_per_tco with no cap buys 64 chips (four liq16 share the one $1,000 switch: 64 PF for
+    $800,779.20, 79.92 PF per $M; past 64 chips the fabric needs a second tier). Capped at 16 chips, the
+    best ratio is one liq16: 16 PF for $199,944.80 + the switch = $200,944.80 (79.62 PF per $M), against
+    two air8 at $213,280 (75.02)."""
+    data = base_specs()
+    data["scenarios"]["s"].update(objective="max_perf_per_tco", demand={"at_most": {"chips": 16}})
+    plan = solve(data, alternatives=0)
+    assert choices(plan) == [("a", "liq16", "liquid", "up", 1)]
+    assert_usd(plan.totals.tco_usd, 200_944.80)
+    assert "demand cap chips: 16 chips of 16 chips" in plan.binding
+    uncapped = base_specs()
+    uncapped["scenarios"]["s"].update(objective="max_perf_per_tco", demand={})
+    assert solve(uncapped, alternatives=0).totals.chips == 64
+
+
+def test_at_most_below_the_demand_is_refused() -> None:
+    data = base_specs()
+    data["scenarios"]["s"]["demand"] = {"chips": 64, "at_most": {"chips": 32}}
+    with pytest.raises(ValueError, match="at_most.chips 32 is below the demand's chips 64"):
+        catalog_from_dict(data)
+
+
+def test_at_most_that_no_unit_size_meets_says_how_far_the_cap_must_give() -> None:
+    """10 to 12 chips with only liq16 (16 chips a unit): the cap must rise by 4 chips, 12 -> 16."""
+    data = base_specs()
+    del data["forms"]["air8"]
+    data["scenarios"]["s"]["demand"] = {"chips": 10, "at_most": {"chips": 12}}
+    err = infeasible(data)
+    assert any("demand cap chips: needs 4 chips more (12 chips -> 16 chips)" in line
+               for line in err.explanation), err.explanation
+
+
+# --- 14. the scenario's own levers, and nothing that qualifies ---------------------------------------
+
+
+def test_levers_say_how_much_of_the_demand_fits() -> None:
+    """1,200 chips at the 1 MW site: 55 liq16 draw 990 kW and one air8 the last 10 kW, so at most
+    55 x 16 + 8 = 888 chips fit (56 racks + 1 network rack of 100 positions)."""
+    data = base_specs()
+    data["scenarios"]["s"]["demand"] = {"chips": 1200}
+    err = infeasible(data)
+    assert err.explanation[-2] == "levers in the scenario:"
+    assert err.explanation[-1] == (
+        "  demand.chips: at most 888 chips fit (the scenario asks for 1,200 chips): "
+        "--set scenarios.s.demand.chips=888"
+    )
+
+
+def test_nothing_in_the_catalog_qualifies_for_a_chip_without_a_form() -> None:
+    """The scenario allows only chip y, which no form uses: no capacity can help, and it says so."""
+    data = base_specs()
+    data["chips"]["y"] = {**data["chips"]["x"], "name": "Y"}
+    data["scenarios"]["s"]["chips"] = ["y"]
+    err = infeasible(data)
+    assert err.explanation[0].startswith("nothing in the catalog qualifies")
+    assert "no form uses chip y (the scenario's chips: [y])" in err.explanation[1]
+    assert not any("needs" in line and "more" in line for line in err.explanation)
+
+
+def test_min_domain_lever_names_the_largest_domain_and_what_then_fits() -> None:
+    """min_domain_chips 32 blocks both forms (8- and 16-chip domains); at 16, liq16 is allowed and the
+    64 chips fit (at most 55 x 16 = 880 chips of liq16 in 1 MW, air8 still blocked)."""
+    data = base_specs()
+    data["scenarios"]["s"]["min_domain_chips"] = 32
+    err = infeasible(data)
+    text = "\n".join(err.explanation)
+    assert ("min_domain_chips 32: liq16 has 16-chip domains; with min_domain_chips 16, at most 880 chips "
+            "fit: --set scenarios.s.min_domain_chips=16") in text, text
+
+
+def test_as_of_lever_names_what_a_later_month_brings() -> None:
+    """Only liq16, whose scale-up switch ships 2025-01, as_of 2024-06: with as_of 2025-01 it fits."""
+    data = base_specs()
+    del data["forms"]["air8"]
+    data["scenarios"]["s"]["as_of"] = "2024-06"
+    err = infeasible(data)
+    text = "\n".join(err.explanation)
+    assert ("as_of 2024-06: not yet available: up (2025-01); with as_of 2025-01, at most 880 chips fit: "
+            "--set scenarios.s.as_of=2025-01") in text, text
+
+
+def test_an_explanation_the_time_limit_cut_short_says_so() -> None:
+    """With no time left, the elastic re-solves do not run: that is said, not "no relaxation helps"."""
+    from trnplan.optimize.explain import explain_infeasible
+    from trnplan.optimize.progress import Deadline
+
+    data = base_specs()
+    data["scenarios"]["s"]["demand"] = {"chips": 1200}
+    lines = explain_infeasible(catalog_from_dict(data), "s", "highs", Deadline(0))
+    assert lines == [
+        "not explained: the time limit ran out before the elastic re-solves did; raise --time-limit"
+    ]

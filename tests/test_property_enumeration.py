@@ -2,8 +2,9 @@
 
 Each example is a small world: 1-2 sites, 2-4 forms over 1-2 chips, air and liquid cooling, 1-2
 scale-up and 1-2 scale-out switches (small radix, so multi-tier fabrics occur), mixed demand types,
-grid caps, one-off cooling costs, supply caps, budgets and all three objectives. `check_plan` must
-find nothing wrong in any plan. TRNPLAN_PROPERTY_EXAMPLES sets the number of examples (default 400).
+grid caps, one-off cooling costs, supply caps, budgets, demand caps (`demand.at_most`) and all three
+objectives. `check_plan` must find nothing wrong in any plan. TRNPLAN_PROPERTY_EXAMPLES sets the number
+of examples (default 400).
 """
 
 from __future__ import annotations
@@ -132,6 +133,13 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
             demand[key] = draw(st.sampled_from(values))
     if objective == "min_tco" and not demand:
         demand["chips"] = draw(st.sampled_from([8, 16, 32]))
+    if draw(st.integers(0, 2 if objective == "min_tco" else 1)) == 0:  # demand.at_most, at or above the need
+        caps: dict[str, Any] = {}
+        for key, values in (("chips", [16, 32, 48, 64, 96]), ("fp8_pflops", [20.0, 40.0, 80.0])):
+            if draw(st.booleans()):
+                caps[key] = max(draw(st.sampled_from(values)), demand.get(key, 0))
+        if caps:
+            demand["at_most"] = caps
     scenario: dict[str, Any] = {
         "sites": sorted(sites),
         "demand": demand,
@@ -178,7 +186,8 @@ def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
             plan_scenario(catalog, "p", alternatives=0)
         assert info.value.explanation, "an infeasible scenario must say what has to give"
         return
-    event(f"feasible {catalog.scenarios['p'].objective}")
+    capped = " capped" if catalog.scenarios["p"].demand.at_most is not None else ""
+    event(f"feasible {catalog.scenarios['p'].objective}{capped}")
     plan = plan_scenario(catalog, "p", alternatives=0)
     value, _witness = truth
     assert plan.objective is not None and plan.solver is not None

@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 import trnplan.optimize as optimize_pkg
 from trnplan.cli import app
 from trnplan.errors import EXIT_OK, EXIT_SOLVER, SolverError
+from trnplan.optimize import model as optimize_model
 from trnplan.optimize import optimize
 from trnplan.optimize.solve import SolveStatus, check_solver_available, solve
 from trnplan.testkit.builders import base_specs, catalog_from_dict
@@ -40,7 +41,14 @@ def run(*args: str):
 
 
 @pytest.fixture()
-def awkward(tmp_path: Path) -> Path:
+def no_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No MIP start: these tests are about what HiGHS itself does when stopped before or at its own first
+    incumbent, and the primal heuristic (from START_MIN_SITES sites on) would hand it one."""
+    monkeypatch.setattr(optimize_model, "START_MIN_SITES", 10**6)
+
+
+@pytest.fixture()
+def awkward(tmp_path: Path, no_start: None) -> Path:
     """30 awkward sites: HiGHS needs a search to prove the optimum, so it can be stopped before."""
     specs = tmp_path / "specs"
     specs.mkdir()
@@ -81,6 +89,41 @@ def test_a_stopped_solve_with_an_incumbent_writes_the_plan_marked_feasible_with_
     )
     assert "Raise --time-limit to prove it." in result.stderr
     assert "feasible" in result.stdout  # the plan's headline says it too
+
+
+def test_a_search_stopped_at_the_mip_start_is_still_marked_feasible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the primal heuristic's start (30 sites >= START_MIN_SITES), HiGHS stopped at its first
+    incumbent may have no bound yet: the plan is still written `feasible`, its gap null (unknown, never 0),
+    and the warning is as loud."""
+    assert optimize_model.START_MIN_SITES <= 30
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    world = awkward_specs(n_sites=30, chips=1500)
+    for site in world["sites"].values():
+        if "liquid" not in site["cooling"]:
+            site.pop("cooling_fixed_usd")
+    (specs / "world.yaml").write_text(yaml.safe_dump(world))
+    monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
+    plans = tmp_path / "plans"
+    result = run(
+        "optimize",
+        "s",
+        "--specs",
+        str(specs),
+        "--plans",
+        str(plans),
+        "--alternatives",
+        "0",
+        "--time-limit",
+        "60",
+    )
+    assert result.exit_code == EXIT_OK, result.output
+    solver = yaml.safe_load((plans / "s.yaml").read_text())["solver"]
+    assert solver["status"] == "feasible"
+    assert solver["mip_gap"] is None or solver["mip_gap"] > 0
+    assert "this plan is feasible but NOT proven optimal" in result.stderr
 
 
 def _no_time(original: Any, **options: Any) -> Any:
@@ -146,7 +189,7 @@ def test_a_real_short_time_limit_ends_in_one_of_the_two_honest_outcomes(portfoli
 
 
 def test_no_solution_without_a_time_limit_is_a_solver_failure_not_a_crash(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_start: None
 ) -> None:
     """HiGHS stopping with no solution when no limit was asked for (here forced through its own time_limit
     option) is reported as a failure, not as a time-out: the message used to format a missing limit."""

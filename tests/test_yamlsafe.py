@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import codecs
+import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from trnplan.errors import SpecError
 from trnplan.yamlsafe import describe, dotted, parse_bytes, parse_yaml, read_yaml
@@ -195,3 +197,138 @@ def test_marks_count_only_newlines_as_line_breaks() -> None:
         "f.yaml:3:1: YAML syntax: expected the node content, but found '<stream end>' "
         "(while parsing a flow node started at line 3)"
     ]
+
+
+# --- numbers as YAML 1.2 reads them -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("0700", 700),  # YAML 1.1: 448 (octal)
+        ("-017", -17),
+        ("09", 9),  # YAML 1.1: the text '09'
+        ("0o700", 448),  # octal, as YAML 1.2 writes it
+        ("1:30", "1:30"),  # YAML 1.1: 90 (base 60)
+        ("1:30:00", "1:30:00"),
+        ("-1:30.5", "-1:30.5"),  # YAML 1.1: -90.5
+        ("1e3", 1000.0),
+        ("1_000", 1000),  # the same in either reading: kept
+        ("0x1f", 31),
+        ("0b101", 5),
+        ("+5", 5),
+        ("'0700'", "0700"),
+        ("!!int 0700", 700),
+    ],
+)
+def test_numbers_are_read_as_yaml_1_2_reads_them(text: str, value: object) -> None:
+    doc = parse_yaml(f"a: {text}\n", file="f.yaml")
+    assert doc.problems == []
+    assert doc.data["a"] == value and type(doc.data["a"]) is type(value)
+
+
+def test_an_explicit_tag_cannot_bring_base_60_back() -> None:
+    doc = parse_yaml("a: !!int 1:30\nb: !!float 1:30.5\nc: !!int ' 5'\n", file="f.yaml")
+    assert [str(p) for p in doc.problems] == [
+        "f.yaml:1:4: a: cannot read '1:30' as a whole number",
+        "f.yaml:2:4: b: cannot read '1:30.5' as a number",
+        "f.yaml:3:4: c: cannot read ' 5' as a whole number",
+    ]
+
+
+def test_dump_quotes_what_either_reading_would_take_for_a_number() -> None:
+    from trnplan.yaml12 import dump_yaml
+
+    data = {"a": "09", "b": "0o7", "c": "1e9", "d": "0700", "e": "1:30", "f": "trn3", "g": 1.0e20, "h": 700}
+    text = dump_yaml(data)
+    assert text == "a: '09'\nb: '0o7'\nc: '1e9'\nd: '0700'\ne: '1:30'\nf: trn3\ng: 1.0e+20\nh: 700\n"
+    assert parse_yaml(text).data == data
+    assert yaml.safe_load(text) == data  # YAML 1.1 readers read it the same
+
+
+def test_spec_numbers_with_a_leading_zero_or_a_colon(tmp_path: Path) -> None:
+    """`tdp_w: 01000` is 1000 W (not 512); `tdp_w: 16:40` is text, refused where a number is expected."""
+    from trnplan.load import load_specs
+    from trnplan.testkit.builders import base_specs
+
+    text = yaml.safe_dump(base_specs(), sort_keys=False)
+    (tmp_path / "w.yaml").write_text(text.replace("tdp_w: 1000", "tdp_w: 01000"))
+    assert load_specs([tmp_path]).chips["x"].tdp_w == 1000
+    (tmp_path / "w.yaml").write_text(text.replace("tdp_w: 1000", "tdp_w: 16:40"))
+    with pytest.raises(SpecError) as info:
+        load_specs([tmp_path])
+    line = text.split("\n").index("    tdp_w: 1000") + 1
+    assert [str(p) for p in info.value.problems] == [
+        f"{tmp_path}/w.yaml:{line}:5: chips.x.tdp_w: expected a number, got the text '16:40'"
+    ]
+
+
+# --- keys written as collections ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("[key]: 1\n", "f.yaml:1:1: a key must be text, not a list"),
+        ("chips:\n  [key]: 1\n", "f.yaml:2:3: chips: a key must be text, not a list"),
+        ("chips: {[key]: 1, [key]: 2}\n", "f.yaml:1:9: chips: a key must be text, not a list"),
+        ("chips:\n  x:\n    [tdp_w]: 1\n", "f.yaml:3:5: chips.x: a key must be text, not a list"),
+        ("chips:\n  - [a]: 1\n", "f.yaml:2:5: chips.0: a key must be text, not a list"),
+        ("{a: 1}: 2\n", "f.yaml:1:1: a key must be text, not a mapping"),
+        ("? [[key]]\n: 1\n", "f.yaml:1:3: a key must be text, not a list"),
+    ],
+)
+def test_a_collection_as_a_key_is_a_located_problem(text: str, where: str) -> None:
+    assert str(parse_yaml(text, file="f.yaml").problems[0]) == where
+
+
+def test_a_collection_key_through_validation_and_set(tmp_path: Path) -> None:
+    """The whole loader, not only the reader: validation of an entity whose key is `[key]` reports it."""
+    from trnplan.load import load_specs
+    from trnplan.testkit.builders import base_specs
+
+    text = yaml.safe_dump(base_specs(), sort_keys=False)
+    (tmp_path / "w.yaml").write_text(text.replace("\nsites:\n", "\nsites:\n  [key]: 1\n"))
+    with pytest.raises(SpecError) as info:
+        load_specs([tmp_path])
+    assert any("a key must be text, not a list" in str(p) for p in info.value.problems)
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(base_specs(), sort_keys=False))
+    for override in ("chips.x={[tdp_w]: 1}", "chips.x.dense_tflops={[fp8]: 1}", "[key]=1"):
+        with pytest.raises(SpecError) as info:
+            load_specs([tmp_path], [override])
+        assert all(p.line and p.file == "--set" for p in info.value.problems), info.value.problems
+
+
+# --- files that are not regular, and files swapped while being read ----------------------------------
+
+
+def test_a_file_swapped_for_a_fifo_after_its_stat_is_refused_without_blocking(tmp_path: Path) -> None:
+    """stat() said regular file; what open() gets is a FIFO with no writer: O_NONBLOCK makes the open
+    return at once and fstat() refuses it, instead of a read that waits forever."""
+    from unittest import mock
+
+    import trnplan.readfile
+
+    regular = tmp_path / "regular.yaml"
+    regular.write_text("a: 1\n")
+    pipe = tmp_path / "pipe.yaml"
+    os.mkfifo(pipe)
+    real_stat = os.stat
+    with mock.patch.object(
+        trnplan.readfile.os, "stat", lambda p, *a, **k: real_stat(regular if Path(p) == pipe else p)
+    ):
+        with pytest.raises(SpecError) as info:
+            read_yaml(pipe)
+    assert [p.message for p in info.value.problems] == ["not a regular file (a pipe, socket or device?)"]
+
+
+def test_read_yaml_refuses_devices_and_folders_behind_links(tmp_path: Path) -> None:
+    os.symlink("/dev/zero", tmp_path / "zero.yaml")
+    os.symlink(tmp_path, tmp_path / "dir.yaml")
+    for name, message in (
+        ("zero.yaml", "not a regular file (a pipe, socket or device?)"),
+        ("dir.yaml", "is a directory, not a YAML file"),
+    ):
+        with pytest.raises(SpecError) as info:
+            read_yaml(tmp_path / name)
+        assert [p.message for p in info.value.problems] == [message]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -315,19 +314,45 @@ class Site(Provenance):
         return self.it_power_mw * 1000
 
 
+DemandChips = Annotated[int, Plausible(1, 100_000_000, "chips")]
+DemandPflops = Annotated[
+    float, Plausible(0.001, 1e9, "PFLOPS", _slips({1e-3: "TFLOPS typed into a PFLOPS field"}))
+]
+DemandTb = Annotated[float, Plausible(0.001, 1e9, "TB", _slips({1e-3: "GB typed into a TB field"}))]
+DEMAND_KEYS = ("chips", "fp8_pflops", "hbm_tb")
+
+
+class DemandCap(Spec):
+    """The most a plan may hold (an extension of `demand`): a ratio objective, or a cheap chip, cannot then
+    buy far more than the need. Any of chips, fp8_pflops, hbm_tb; all given must hold."""
+
+    chips: DemandChips | None = None
+    fp8_pflops: DemandPflops | None = None
+    hbm_tb: DemandTb | None = None
+
+
 class Demand(Spec):
-    chips: Annotated[int, Plausible(1, 100_000_000, "chips")] | None = None
-    fp8_pflops: (
-        Annotated[float, Plausible(0.001, 1e9, "PFLOPS", _slips({1e-3: "TFLOPS typed into a PFLOPS field"}))]
-        | None
-    ) = None
-    hbm_tb: (
-        Annotated[float, Plausible(0.001, 1e9, "TB", _slips({1e-3: "GB typed into a TB field"}))] | None
-    ) = None
+    chips: DemandChips | None = None
+    fp8_pflops: DemandPflops | None = None
+    hbm_tb: DemandTb | None = None
+    at_most: DemandCap | None = None
 
     @property
     def empty(self) -> bool:
+        """No lower bound is given (`at_most` caps a plan; it demands nothing)."""
         return self.chips is None and self.fp8_pflops is None and self.hbm_tb is None
+
+    def cap(self, key: str) -> float | None:
+        """The `at_most` cap on chips, fp8_pflops or hbm_tb; None when there is none."""
+        return None if self.at_most is None else getattr(self.at_most, key)
+
+    @model_validator(mode="after")
+    def _cap_above_need(self) -> Demand:
+        for key in DEMAND_KEYS:
+            need, cap = getattr(self, key), self.cap(key)
+            if need is not None and cap is not None and cap < need:
+                raise ValueError(f"at_most.{key} {cap:g} is below the demand's {key} {need:g}")
+        return self
 
 
 class Budget(Spec):
@@ -404,8 +429,20 @@ class Origin:
 
 
 @dataclass(frozen=True)
+class Sources:
+    """Where a catalog came from: its spec directories (relative paths, `@catalog` for the bundled one)
+    and its `--set` overrides; `default` when the directories were the default ones
+    (`load.default_spec_dirs`)."""
+
+    specs: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
+    default: bool = True
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """Every validated entity, by kind and id; `origins` locate them in their files."""
+    """Every validated entity, by kind and id; `origins` locate them in their files, `sources` says which
+    directories and overrides made it."""
 
     chips: dict[str, Chip] = field(default_factory=dict)
     forms: dict[str, Form] = field(default_factory=dict)
@@ -414,6 +451,7 @@ class Catalog:
     sites: dict[str, Site] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     origins: dict[tuple[str, str], Origin] = field(default_factory=dict)
+    sources: Sources = field(default_factory=Sources)
 
     def of(self, kind: str) -> dict[str, Any]:
         return getattr(self, kind)  # type: ignore[no-any-return]
@@ -423,45 +461,6 @@ class Catalog:
 
     def scale_up_tbps(self, chip_id: str) -> float:
         return self.chips[chip_id].scale_up_tbps
-
-
-def rack_it_kw(form: Form, chip: Chip, switch: Switch | None, per_rack: int) -> float:
-    """Rack IT kW = chips_per_rack x tdp_w / 1000 + rack_overhead_kw + switches per rack x power_w / 1000."""
-    switch_kw = per_rack * switch.power_w / 1000 if switch is not None else 0.0
-    return form.chips_per_rack * chip.tdp_w / 1000 + form.rack_overhead_kw + switch_kw
-
-
-def form_derived(form: Form, catalog: Catalog) -> dict[str, Any]:
-    """Derived figures of a form: unit and domain sizes, domain FP8 PFLOPs and HBM, rack IT kW per option."""
-    chip = catalog.chips[form.chip]
-    options: dict[str, float] = {}
-    if form.scale_up:
-        for opt in form.scale_up:
-            options[opt.switch] = rack_it_kw(form, chip, catalog.switches.get(opt.switch), opt.per_rack)
-    else:
-        options["none"] = rack_it_kw(form, chip, None, 0)
-    return {
-        "unit_chips": form.unit_chips,
-        "domain_chips": form.domain_chips,
-        "domain_fp8_pflops": form.domain_chips * chip.fp8_tflops / 1000,
-        "domain_hbm_tb": form.domain_chips * chip.hbm_capacity_gb / 1000,
-        "domain_hbm_bandwidth_tbps": form.domain_chips * chip.hbm_bandwidth_tbps,
-        "rack_it_kw": options,
-    }
-
-
-def chip_derived(chip: Chip) -> dict[str, float]:
-    return {
-        "hbm_capacity_gb": chip.hbm_capacity_gb,
-        "hbm_bandwidth_tbps": chip.hbm_bandwidth_tbps,
-        "scale_up_tbps": chip.scale_up_tbps,
-    }
-
-
-DERIVED: dict[str, Callable[[Any, Catalog], dict[str, Any]]] = {
-    "chips": lambda chip, _catalog: chip_derived(chip),
-    "forms": form_derived,
-}
 
 
 def month_leq(a: str | None, b: str | None) -> bool:
@@ -482,7 +481,11 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     provenance = {"sources", "estimates", "notes"}  # citations change no figure, so they change no digest
 
     def dump(entity: Spec) -> dict[str, Any]:
-        return entity.model_dump(mode="json", exclude=provenance)
+        data = entity.model_dump(mode="json", exclude=provenance)
+        demand = data.get("demand")
+        if isinstance(demand, dict) and demand.get("at_most") is None:
+            demand.pop("at_most", None)  # an extension left out digests as it did before it existed
+        return data
 
     doc = {
         "scenario": {scenario_id: dump(scenario)},
@@ -494,3 +497,11 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     }
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+# The figures derived from entities live beside them, in `trnplan.derived` (imported here: their home for
+# callers, and this module stays about its entities).
+from trnplan.derived import DERIVED as DERIVED  # noqa: E402
+from trnplan.derived import chip_derived as chip_derived  # noqa: E402
+from trnplan.derived import form_derived as form_derived  # noqa: E402
+from trnplan.derived import rack_it_kw as rack_it_kw  # noqa: E402

@@ -2,7 +2,9 @@
 
 Pure functions of texts and files; the CLI prints the results. A corrupt, truncated, foreign or
 future-format file on disk is bad input (it gets the same message `bom` and `diff` give), not drift; the
-same plan from another build of the solver (only `solver.version` differs) is not drift either.
+same plan from another build of the solver (only `solver.version` differs) is not drift either, nor is the
+same plan from the same specs named another way (only the recorded `inputs` differ: `--specs specs/`
+against the default, say).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError
 class DriftState(enum.Enum):
     UP_TO_DATE = "up to date"
     OTHER_SOLVER_BUILD = "up to date, from another solver build"
+    OTHER_INPUTS = "up to date, with other recorded inputs"
     MISSING = "missing"
     OUT_OF_DATE = "out of date"
     UNREADABLE = "unreadable"  # not a plan file: not checked
@@ -56,27 +59,40 @@ def solver_versions(on_disk: str, fresh: str) -> tuple[str, str] | None:
     return (str(old_version), str(new_version)) if old == new else None
 
 
-def check_drift(fresh: str, path: str | Path) -> Drift:
-    """Compare a freshly solved plan's file text with the file at `path`."""
-    path = Path(path)
-    try:
-        on_disk = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Drift(path, DriftState.MISSING)
-    except (OSError, UnicodeDecodeError):
-        on_disk = None
-    if on_disk == fresh:
-        return Drift(path, DriftState.UP_TO_DATE)
-    from trnplan.plan.file import read_plan
+def only_inputs_differ(on_disk: str, fresh: str) -> bool:
+    """Whether two plan texts differ only in their recorded `inputs` (where the same specs came from)."""
+    import yaml
 
     try:
-        read_plan(path)
+        old, new = yaml.safe_load(on_disk), yaml.safe_load(fresh)
+        old.pop("inputs", None), new.pop("inputs", None)
+    except (yaml.YAMLError, TypeError, AttributeError):
+        return False
+    return bool(old == new)
+
+
+def check_drift(fresh: str, path: str | Path) -> Drift:
+    """Compare a freshly solved plan's file text with the file at `path`."""
+    from trnplan.plan.file import PlanNotFoundError, parse_plan, read_plan_text
+
+    path = Path(path)
+    try:
+        on_disk = read_plan_text(path)  # a regular file within the size cap, never a FIFO or device
+    except PlanNotFoundError:
+        return Drift(path, DriftState.MISSING)
     except InputError as exc:
         return Drift(path, DriftState.UNREADABLE, error=exc)
-    assert on_disk is not None  # read_plan read it
+    if on_disk == fresh:
+        return Drift(path, DriftState.UP_TO_DATE)
+    try:
+        parse_plan(on_disk, str(path))
+    except InputError as exc:
+        return Drift(path, DriftState.UNREADABLE, error=exc)
     versions = solver_versions(on_disk, fresh)
     if versions is not None:
         return Drift(path, DriftState.OTHER_SOLVER_BUILD, versions=versions)
+    if only_inputs_differ(on_disk, fresh):
+        return Drift(path, DriftState.OTHER_INPUTS)
     import difflib  # only on drift
 
     lines = difflib.unified_diff(

@@ -1,23 +1,41 @@
-"""Files written so that they hold the old text or the new, never a part; the one place that writes."""
+"""Files written so that they hold the old text or the new, never a part; the one place that writes.
+
+Where trnplan writes (`optimize --out`, `--plans`, `schema --out`): only where a regular file is, or where
+nothing is. A directory, FIFO, socket or device at the path is an error (exit 3), and so is a symlink: the
+link is not followed and not replaced, so a link committed as `plans/x.yaml -> /etc/passwd` (or a
+`--out /dev/stdout`) can neither redirect a write nor be clobbered; name the link's target instead.
+Links in the folders above the file are followed as usual. A replaced file keeps its mode, and no file
+written has the setuid, setgid or world-write bit (SAFE_MODE_MASK is taken off).
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
-from trnplan.errors import InputError
+from trnplan.errors import InputError, visible
+
+SAFE_MODE_MASK = 0o6002
+"""Mode bits a written file never has: setuid, setgid, writable by others."""
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write `path` so that it holds the old text or the new, never a part: write a temporary file in the
     same folder, flush and fsync it, rename it over `path` (atomic), then fsync the folder.
 
+    `path` must be a regular file or not exist: a directory, FIFO, socket, device or symlink there is an
+    InputError naming it, before anything is written (symlinks are refused, not followed: see the module
+    docstring). The new file keeps the mode of the file it replaces, else gets what the umask allows,
+    without the SAFE_MODE_MASK bits (setuid, setgid, world-write) either way.
+
     The temporary file is `.NAME.PID.XXXXXX.tmp`. A process killed mid-write (SIGKILL, power loss) may
     leave one behind, hidden and never read as a spec or plan; the next write of the same file removes
     those whose writer is gone (or that are over an hour old), so stray files do not pile up.
     """
     p = Path(path)
+    mode = _target_mode(p)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.{os.getpid()}.", suffix=".tmp", dir=p.parent)
@@ -25,13 +43,6 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         raise InputError(f"{p}: cannot write: {_blocked(p) or exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            # mkstemp makes 0600 files: keep the mode of the file replaced, else what the umask allows.
-            try:
-                mode = p.stat().st_mode & 0o7777
-            except OSError:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
             os.chmod(tmp, mode)  # by name: os.fchmod is POSIX-only before Python 3.13
             handle.write(text)
             handle.flush()
@@ -52,11 +63,43 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 
 def check_writable(path: str | Path) -> None:
     """Raise the InputError `write_text_atomic` would, early, when a file stands where `path`'s folder
-    should be or `path` is a folder: a plan that took minutes to solve then fails at once instead."""
+    should be, or `path` is a folder, a symlink, a FIFO, socket or device: a plan that took minutes to
+    solve then fails at once instead."""
     p = Path(path)
     blocked = _blocked(p)
-    if blocked or p.is_dir():
-        raise InputError(f"{p}: cannot write: {blocked or 'is a folder'}")
+    if blocked:
+        raise InputError(f"{p}: cannot write: {blocked}")
+    _target_mode(p)
+
+
+def _target_mode(p: Path) -> int:
+    """The mode to write `p` with; InputError when what is at `p` is not a regular file."""
+    try:
+        info = os.lstat(p)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask & ~SAFE_MODE_MASK
+    except ValueError as exc:  # a NUL in the name
+        raise InputError(f"{visible(str(p))}: cannot write: {exc}") from None
+    except OSError as exc:
+        if p.is_dir():
+            raise InputError(f"{p}: cannot write: is a folder") from None
+        raise InputError(f"{p}: cannot write: {_blocked(p) or exc.strerror or exc}") from None
+    if stat.S_ISLNK(info.st_mode):
+        target = visible(os.readlink(p))
+        raise InputError(
+            f"{p}: cannot write: is a symlink (to {target}); trnplan does not write through links: "
+            "name the file it points to, or remove the link"
+        )
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{p}: cannot write: is a folder")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(
+            f"{p}: cannot write: not a regular file (a pipe, socket or device?); trnplan writes only "
+            "regular files"
+        )
+    return stat.S_IMODE(info.st_mode) & ~SAFE_MODE_MASK
 
 
 def _blocked(p: Path) -> str | None:

@@ -12,25 +12,29 @@ in words) and `references`; `entities` holds the raw entity they all work on.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 import trnplan
-from trnplan.catalog import KINDS, Catalog, Origin
+from trnplan.catalog import KINDS, Catalog, Origin, Sources
 from trnplan.catalog import inputs_digest as catalog_inputs_digest
 from trnplan.entities import SINGULAR, Entities, EntityKey, Loc, RawEntity
 from trnplan.errors import Problem, SpecError, did_you_mean
 from trnplan.overrides import apply_override
 from trnplan.references import check_references
 from trnplan.spec_errors import validate_entity
+from trnplan.yaml_words import plain_syntax
 from trnplan.yamlsafe import KeyPath, YamlDoc, describe, read_yaml
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 SKIPPED_DIRS = ("plans", "__pycache__", "node_modules")  # plan files live beside specs, not in them
+BUNDLED = "@catalog"
+"""`--specs @catalog` names the catalog bundled with trnplan, so a user's folder can be layered over it."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -48,6 +52,28 @@ def default_spec_dirs() -> list[Path]:
     """`./specs` when it exists, else the bundled catalog."""
     local = Path("specs")
     return [local] if local.is_dir() else [bundled_specs_dir()]
+
+
+def spec_dir(name: str | Path) -> Path:
+    """The directory a `--specs` value names: `@catalog` is the bundled catalog, anything else a path."""
+    return bundled_specs_dir() if str(name) == BUNDLED else Path(name)
+
+
+def source_name(path: Path) -> str:
+    """How a plan records a spec directory: `@catalog` for the bundled one, else a path relative to the
+    working directory (the same on every machine that runs from the repository's root)."""
+    try:
+        if path.resolve() == bundled_specs_dir().resolve():
+            return BUNDLED
+        return Path(os.path.relpath(path.resolve(), Path.cwd().resolve())).as_posix()
+    except (OSError, ValueError):  # another drive, an unreadable path: as given
+        return str(path)
+
+
+def _sources(dirs: Sequence[str | Path] | None, roots: list[Path], overrides: Sequence[str]) -> Sources:
+    names = tuple(source_name(root) for root in roots)
+    default = dirs is None or names == tuple(source_name(d) for d in default_spec_dirs())
+    return Sources(names, tuple(overrides), default)
 
 
 def _display(path: Path) -> str:
@@ -193,6 +219,35 @@ def _read_dir(root: Path, problems: list[Problem]) -> tuple[Entities, bool]:
 # The loader
 
 
+_UNKNOWN = re.compile(r"^unknown (chip|form|switch|cooling type|site|scenario) '([a-z0-9][a-z0-9.-]*)'")
+
+
+def _bundled_hint(problems: list[Problem], roots: list[Path], merged: Entities) -> list[Problem]:
+    """When the user's folders have no chips (or no cooling, ...) at all, and refer to ones the bundled
+    catalog has, one more problem, beside the first such reference, says how to use it:
+    `--specs @catalog --specs DIR`. (A folder whose chips file is broken gets no such hint.)"""
+    if any(root.resolve() == bundled_specs_dir().resolve() for root in roots):
+        return []
+    kinds = {singular: kind for kind, singular in SINGULAR.items()}
+    present = {kind for kind, _ in merged} | {p.path for p in problems}  # a broken collection is there
+    unknown = [(p, m) for p in sorted(problems) if (m := _UNKNOWN.match(p.message))]
+    unknown = [(p, m) for p, m in unknown if kinds[m[1]] not in present]
+    if not unknown:
+        return []
+    bundled = _layer([bundled_specs_dir()], []).merged
+    hits = [(p, m) for p, m in unknown if (kinds[m[1]], m[2]) in bundled]
+    if not hits:
+        return []
+    found = sorted({f"{m[1]} {m[2]}" for _, m in hits})
+    dirs = " ".join(f"--specs {_display(root)}" for root in roots)
+    first = hits[0][0]
+    message = (
+        f"{', '.join(found)} {'is' if len(found) == 1 else 'are'} in the catalog bundled with trnplan; "
+        f"layer these folders over it: --specs {BUNDLED} {dirs}"
+    )
+    return [Problem(first.file, first.line, first.col, first.path, message)]
+
+
 @dataclass
 class _Layers:
     """The entities of all spec directories, layered; which of them replaced an earlier directory's, and
@@ -207,7 +262,7 @@ def _roots(dirs: Sequence[str | Path] | str | Path | None) -> list[Path]:
     """The spec directories to read, in layering order; none at all is refused."""
     if isinstance(dirs, str | Path):
         dirs = [dirs]  # one directory given bare, not a sequence of one-letter paths
-    roots = default_spec_dirs() if dirs is None else [Path(d) for d in dirs]
+    roots = default_spec_dirs() if dirs is None else [spec_dir(d) for d in dirs]
     if not roots:
         raise SpecError([Problem("--specs", 0, 0, "", "no spec directory given")])
     return roots
@@ -244,21 +299,22 @@ def _validate_all(layers: _Layers, problems: list[Problem]) -> dict[EntityKey, B
     return models
 
 
-def _catalog(models: dict[EntityKey, BaseModel], merged: Entities) -> Catalog:
+def _catalog(models: dict[EntityKey, BaseModel], merged: Entities, sources: Sources) -> Catalog:
     """The `Catalog` of validated models, each with the origin of its raw entity."""
     collections: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
     origins: dict[EntityKey, Origin] = {}
     for (kind, entity_id), value in sorted(models.items()):
         collections[kind][entity_id] = value
         origins[(kind, entity_id)] = Origin(*merged[(kind, entity_id)].origin)
-    return Catalog(**collections, origins=origins)
+    return Catalog(**collections, origins=origins, sources=sources)
 
 
 def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str] = ()) -> Catalog:
     """Load, layer, override, validate and cross-check spec directories into a `Catalog`.
 
-    `dirs` defaults to `default_spec_dirs()`; a later directory replaces an earlier one's entities id by id.
-    `overrides` are `PATH=VALUE` strings (`sites.iad-a.it_power_mw=40`), VALUE read as YAML.
+    `dirs` defaults to `default_spec_dirs()`; a later directory replaces an earlier one's entities id by id;
+    `@catalog` names the catalog bundled with trnplan. `overrides` are `PATH=VALUE` strings
+    (`sites.iad-a.it_power_mw=40`), VALUE read as YAML.
     Raises `SpecError` with every problem found, sorted by file, line and column.
     """
     if isinstance(overrides, str):
@@ -272,9 +328,12 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
     if layers.complete:  # with a file unreadable, an "unknown" reference may just live in that file
         for key in sorted(layers.merged):
             problems.extend(check_references(layers.merged[key], layers.merged))
+        problems.extend(_bundled_hint(problems, roots, layers.merged))
     if problems:
-        raise SpecError(problems)
-    return _catalog(models, layers.merged)
+        raise SpecError(replace(p, message=plain_syntax(p.message)) for p in problems)
+    if isinstance(dirs, str | Path):
+        dirs = [dirs]
+    return _catalog(models, layers.merged, _sources(dirs, roots, overrides))
 
 
 def inputs_digest(catalog: Catalog, scenario_id: str) -> str:

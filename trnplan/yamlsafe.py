@@ -12,18 +12,28 @@ constructor on collections, so that it can
 Syntax errors, encoding errors, size and nesting limits are fatal for the file (`SpecError`); problems in
 keys and values are returned in `YamlDoc.problems`, with the refused values replaced by `None` and their
 paths listed in `YamlDoc.bad` so that later checks can skip them instead of reporting them twice.
-Lines and columns are 1-based. PyYAML is YAML 1.1: `yes`/`no`/`on`/`off` are booleans.
+Lines and columns are 1-based.
+
+Numbers are read as YAML 1.2 reads them (and as editors and their schema checks do), where PyYAML's
+YAML 1.1 reading differs and would silently change a value:
+
+- a leading zero does not make octal: `0700` is 700 (YAML 1.1: 448); octal is written `0o700`;
+- there is no base 60: `1:30` is the text '1:30' (YAML 1.1: the number 90), and `1:30.5` too;
+- `1e9` (an exponent without a dot) is a number (YAML 1.1: text).
+
+Forms that mean the same in either reading are kept: digits grouped with `_` (`1_000`), `0x1f`, `0b101`,
+`.inf`, `.nan` (refused later as not finite where a figure is expected). PyYAML's YAML 1.1 booleans are
+kept too: `yes`/`no`/`on`/`off` are booleans, and a key written so is refused as not text. `yaml12.dump_yaml`
+writes text that reads back the same under both readings (a string either would read as a number is
+quoted).
 """
 
 from __future__ import annotations
 
 import bisect
 import codecs
-import errno
 import functools
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -33,6 +43,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from trnplan.errors import Problem, SpecError
+from trnplan.readfile import Unreadable, human_size, read_regular
+from trnplan.yaml12 import Yaml12Loader
 
 KeyPath = tuple[str | int, ...]
 
@@ -112,12 +124,6 @@ def _short_tag(tag: str) -> str:
     return "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
 
 
-def _human_size(n: int) -> str:
-    if n >= 1024 * 1024:
-        return f"{n / 1024 / 1024:.1f} MiB"
-    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} bytes"
-
-
 class _Refused(Exception):
     """A fatal problem found while composing or measuring the node graph."""
 
@@ -128,13 +134,15 @@ class _Refused(Exception):
         self.message = message
 
 
-class _Composer(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
-    """SafeLoader whose composition is bounded in depth and node count (the composer recurses)."""
+class _Composer(Yaml12Loader):
+    """SafeLoader (reading numbers as YAML 1.2 does, `trnplan.yaml12`) whose composition is bounded in depth
+    and node count (the composer recurses), and that refuses aliases when `no_aliases` says why."""
 
-    def __init__(self, text: str, max_nodes: int, max_depth: int):
+    def __init__(self, text: str, max_nodes: int, max_depth: int, no_aliases: str | None = None):
         super().__init__(text)
         self._max_nodes = max_nodes
         self._max_depth = max_depth
+        self._no_aliases = no_aliases
         self._nodes = 0
         self._depth = 0
 
@@ -142,6 +150,8 @@ class _Composer(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
         self._depth += 1
         self._nodes += 1
         try:
+            if self._no_aliases and self.check_event(yaml.AliasEvent):
+                raise _Refused(*_where(self.peek_event().start_mark), self._no_aliases)
             if self._depth > self._max_depth:
                 mark = self.peek_event().start_mark
                 raise _Refused(*_where(mark), f"nesting deeper than {self._max_depth} levels")
@@ -151,15 +161,6 @@ class _Composer(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
-
-
-# YAML 1.1 reads `1e9` (no dot) as text, YAML 1.2 and editors as a number: read it as a number, so that
-# what the editor's schema check accepts is what trnplan accepts.
-_Composer.add_implicit_resolver(
-    _STD + "float",
-    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
 
 
 def _mark(node: Node) -> tuple[int, int]:
@@ -237,9 +238,10 @@ def _measure(root: Node, max_nodes: int, max_depth: int) -> None:
 class _Builder:
     """Turns a measured node graph into plain data, marks and non-fatal problems."""
 
-    def __init__(self, loader: yaml.SafeLoader, file: str):
+    def __init__(self, loader: yaml.SafeLoader, file: str, what: str = "specs"):
         self.loader = loader
         self.file = file
+        self.what = what
         self.marks: dict[KeyPath, tuple[int, int]] = {}
         self.problems: list[Problem] = []
         self.bad: set[KeyPath] = set()
@@ -274,7 +276,7 @@ class _Builder:
 
     def tag_message(self, tag: str) -> str:
         return (
-            f"tag '{_short_tag(tag)}' is not allowed: specs are plain YAML "
+            f"tag '{_short_tag(tag)}' is not allowed: {self.what} are plain YAML "
             "(mappings, lists, text, numbers, booleans, null)"
         )
 
@@ -392,8 +394,14 @@ def parse_yaml(
     file: str = "<string>",
     max_nodes: int = MAX_NODES,
     max_depth: int = MAX_DEPTH,
+    no_aliases: str | None = None,
+    what: str = "specs",
 ) -> YamlDoc:
-    """Read one YAML document from `text`; fatal problems raise `SpecError` located in `file`."""
+    """Read one YAML document from `text`; fatal problems raise `SpecError` located in `file`.
+
+    `no_aliases`, when given, refuses any alias (`*name`) with that message (plan files have none);
+    `what` names the kind of file in messages ("specs are plain YAML").
+    """
     if text.startswith("\ufeff"):
         text = text[1:]
 
@@ -402,12 +410,12 @@ def parse_yaml(
 
     loader: _Composer | None = None
     try:
-        loader = _Composer(text, max_nodes, max_depth)
+        loader = _Composer(text, max_nodes, max_depth, no_aliases)
         root = loader.get_single_node()
         if root is None:
             return YamlDoc(None, {(): (1, 1)})
         _measure(root, max_nodes, max_depth)
-        builder = _Builder(loader, file)
+        builder = _Builder(loader, file, what)
         builder.marks[()] = _mark(root)
         data = builder.build(root, ())
         return YamlDoc(data, builder.marks, builder.problems, frozenset(builder.bad))
@@ -428,7 +436,9 @@ def parse_yaml(
             loader.dispose()
 
 
-def parse_bytes(raw: bytes, *, file: str = "<bytes>", **limits: int) -> YamlDoc:
+def parse_bytes(
+    raw: bytes, *, file: str = "<bytes>", max_nodes: int = MAX_NODES, max_depth: int = MAX_DEPTH
+) -> YamlDoc:
     """Decode `raw` as UTF-8 text (refusing binary and other encodings) and parse it."""
 
     def fatal(message: str, position: int | None = None) -> SpecError:
@@ -454,7 +464,7 @@ def parse_bytes(raw: bytes, *, file: str = "<bytes>", **limits: int) -> YamlDoc:
     except UnicodeDecodeError as exc:
         message = f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
         raise fatal(message, exc.start) from None
-    return parse_yaml(text, file=file, **limits)
+    return parse_yaml(text, file=file, max_nodes=max_nodes, max_depth=max_depth)
 
 
 def read_yaml(
@@ -467,34 +477,20 @@ def read_yaml(
 ) -> YamlDoc:
     """Read one YAML file safely; `display` is the file name used in messages (default: `path`).
 
-    The file is checked with stat() before it is opened: missing files, broken symlinks, symlink loops,
-    directories, pipes and devices, and files over `max_bytes` are refused without reading them.
+    `trnplan.readfile.read_regular` reads it: missing files, broken symlinks, symlink loops, directories,
+    pipes and devices (also behind a symlink), and files over `max_bytes` are refused without reading them,
+    and opening never blocks.
     """
     name = display if display is not None else str(path)
-
-    def fatal(message: str) -> SpecError:
-        return SpecError([Problem(name, 0, 0, "", message)])
-
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise fatal("broken symlink" if os.path.islink(path) else "file not found") from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise fatal("symlink loop (too many levels of symbolic links)") from None
-        raise fatal(f"cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise fatal("is a directory, not a YAML file")
-    if not stat.S_ISREG(info.st_mode):
-        raise fatal("not a regular file (a pipe, socket or device?)")
-    if info.st_size > max_bytes:
-        size, limit = _human_size(info.st_size), _human_size(max_bytes)
-        raise fatal(f"file is {size}, over the {limit} limit for a spec file")
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise fatal(f"cannot read: {exc.strerror or exc}") from None
-    if len(raw) > max_bytes:
-        raise fatal(f"file is over the {_human_size(max_bytes)} limit for a spec file")
+        raw = read_regular(path, max_bytes)
+    except Unreadable as exc:
+        if exc.kind == Unreadable.DIRECTORY:
+            message = "is a directory, not a YAML file"
+        elif exc.kind == Unreadable.TOO_LARGE:
+            size = f"{human_size(exc.size)}, " if exc.size is not None else ""
+            message = f"file is {size}over the {human_size(max_bytes)} limit for a spec file"
+        else:
+            message = exc.message
+        raise SpecError([Problem(name, 0, 0, "", message)]) from None
     return parse_bytes(raw, file=name, max_nodes=max_nodes, max_depth=max_depth)

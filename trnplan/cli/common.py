@@ -34,7 +34,8 @@ SpecsOpt = Annotated[
         "--specs",
         metavar="DIR",
         help="Spec directory; repeat to layer (later ones override earlier ones, entity by entity). "
-        "Default: ./specs if it exists, else the catalog bundled with trnplan.",
+        "@catalog names the catalog bundled with trnplan: --specs @catalog --specs mine/ adds your sites "
+        "and scenarios to it. Default: ./specs if it exists, else @catalog.",
         show_default=False,
     ),
 ]
@@ -47,6 +48,28 @@ SetOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+def set_typo(args: list[str]) -> str | None:
+    """The hint for a `--set` whose PATH=VALUE lost its `=` (`--set sites.a.it_power_mw 80`), before the
+    command line parser reports it as an extra argument; None when every `--set` has one."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return None
+        if arg == "--set" and i + 1 < len(args):
+            value, following = args[i + 1], args[i + 2] if i + 2 < len(args) else None
+        elif arg.startswith("--set="):
+            value, following = arg[len("--set="):], args[i + 1] if i + 1 < len(args) else None
+        else:
+            continue
+        if "=" in value or value.startswith("-"):
+            continue
+        if following and not following.startswith("-"):
+            fix = f"--set {value}={following}"
+        else:
+            fix = f"--set {value}=VALUE (e.g. --set sites.ind-new.it_power_mw=80)"
+        return f"error: --set takes PATH=VALUE as one argument, got '{value}'; write {fix}"
+    return None
 
 
 def format_option() -> Any:
@@ -73,9 +96,9 @@ def emit(output: object) -> None:
     if isinstance(output, str):
         typer.echo(output if output.endswith("\n") else output + "\n", nl=False)
         return
-    from trnplan.render import console
+    from trnplan.render import Trimmed, console
 
-    console().print(output)
+    console().print(Trimmed(output))  # type: ignore[arg-type]  # a renderable, by the contract above
 
 
 def echo_err(text: str) -> None:
@@ -109,12 +132,27 @@ def load_catalog(specs: list[Path] | None, overrides: list[str] | None) -> Catal
 
 
 @contextmanager
-def exit_codes() -> Iterator[None]:
-    """Map library errors to exit codes and messages on stderr; never show a traceback to users."""
+def exit_codes(json_errors: bool = False) -> Iterator[None]:
+    """Map library errors to exit codes and messages on stderr; never show a traceback to users. With
+    `json_errors` (`--format json`), the failure is also printed on stdout as a JSON error object."""
     try:
         yield
     except _TYPER_EXITS:
         raise
+    except (Exception, KeyboardInterrupt) as exc:
+        if json_errors and not (isinstance(exc, Exception) and os.environ.get("TRNPLAN_DEBUG")):
+            from trnplan.cli.outcomes import error_data
+
+            emit(to_json(error_data(exc)))
+        with _messages():
+            raise
+
+
+@contextmanager
+def _messages() -> Iterator[None]:
+    """The failure being raised, said on stderr, and the exit code it maps to."""
+    try:
+        yield
     except SpecError as exc:
         from trnplan.render import console, render_problems
 
@@ -141,11 +179,11 @@ def exit_codes() -> Iterator[None]:
 
 
 def guarded(fn: F) -> F:
-    """Run a command inside `exit_codes`."""
+    """Run a command inside `exit_codes` (JSON error objects too when it was asked for `--format json`)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with exit_codes():
+        with exit_codes(json_errors=kwargs.get("fmt") == "json"):
             return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]

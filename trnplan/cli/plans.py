@@ -23,6 +23,7 @@ def bom(
     Examples:
 
         trnplan bom plans/trn3-100k.yaml
+
         trnplan bom plans/trn3-100k.yaml --format csv > bom.csv
     """
     from trnplan.bom import bom_to_csv, bom_to_json, bom_to_markdown, build_bom
@@ -62,9 +63,13 @@ def diff(
 
     Markdown is made for a pull-request comment; JSON is stable for machines.
 
+    REV:path is always read from git, even if a file of that name exists; name a file whose name holds
+    a colon with ./ (./odd:name.yaml) or an absolute path.
+
     Examples:
 
         trnplan diff main:plans/trn3-100k.yaml plans/trn3-100k.yaml
+
         trnplan diff old.yaml new.yaml --format markdown --fail-if 'capex>+5%'
     """
     from trnplan.diff import (
@@ -78,13 +83,15 @@ def diff(
 
     guardrails = [parse_guardrail(text) for text in fail_if or ()]
     result = diff_plans(read_plan_ref(base), read_plan_ref(head), base_label=base, head_label=head)
+    breaches = breached(result, guardrails)
     if fmt == "table":
         from trnplan.render import render_diff
 
         emit(render_diff(result))
+    elif fmt == "markdown":
+        emit(diff_to_markdown(result, breaches=breaches))
     else:
-        emit({"markdown": diff_to_markdown, "json": diff_to_json}[fmt](result))
-    breaches = breached(result, guardrails)
+        emit(diff_to_json(result))
     for line in breaches:
         echo_err(f"guardrail breached: {line}")
     if breaches or (exit_code and result.different):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -20,11 +22,21 @@ from trnplan.cli.common import (
     interrupt_after,
     load_catalog,
 )
-from trnplan.errors import EXIT_DIFFERENT, EXIT_OK, InfeasibleError, SolverError, UsageError, did_you_mean
+from trnplan.cli.outcomes import better_alternatives, error_data, infeasible_text, unproven_warning
+from trnplan.errors import (
+    EXIT_DIFFERENT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    InfeasibleError,
+    SolverError,
+    UsageError,
+    did_you_mean,
+)
 
 if TYPE_CHECKING:
     from trnplan.catalog import Catalog
     from trnplan.drift import Drift
+    from trnplan.optimize.progress import Deadline, SearchInterrupted
     from trnplan.plan.model import Plan
 
 MAX_DRIFT_LINES = 60
@@ -82,7 +94,8 @@ def optimize(
             metavar="SECONDS",
             min=0.01,
             show_default=False,
-            help="Stop each solve after this long; a plan found by then is kept, marked unproven.",
+            help="Time for the whole command (every scenario, its alternatives and explanations); a plan "
+            "found by then is kept, marked unproven (feasible).",
         ),
     ] = None,
     specs: SpecsOpt = None,
@@ -90,14 +103,19 @@ def optimize(
 ) -> None:
     """Solve a scenario to proven optimality, print the plan and write plans/SCENARIO.yaml.
 
-    With --check, nothing is written: the fresh plan is compared with the file on disk and any
-    difference (or a missing file) exits 1 with a short diff. An infeasible scenario writes nothing,
-    says what must give, and exits 4. With --all, every scenario is solved and the exit code is the
-    highest of them.
+    With --set (a what-if) nothing is written unless --out names a file, so a committed plan is never
+    replaced by an experiment. With --check, nothing is written: the fresh plan is compared with the file
+    on disk and any difference (or a missing file) exits 1 with a short diff. An infeasible scenario
+    writes nothing, says what must give, and exits 4. With --all, every scenario is solved and the exit
+    code is the highest of them. In a terminal, progress shows on stderr, and Ctrl-C stops a long search
+    and shows the best plan found so far (not written).
 
     Examples:
 
         trnplan optimize trn3-100k
+
+        trnplan optimize trn3-100k --set chips.trn3.unit_usd=9000 --out /tmp/trn3-9k.yaml
+
         trnplan optimize --all --check
     """
     if all_scenarios == (scenario is not None):
@@ -108,14 +126,26 @@ def optimize(
     ids = _scenario_ids(catalog, scenario)
     paths = {sid: out if out is not None else plans / f"{sid}.yaml" for sid in ids}
     run = _Run(check=check, fmt=fmt, solver=solver, time_limit=time_limit, alternatives=alternatives)
+    run.write = not check and (out is not None or not overrides)
+    run.rerun = _rerun_args(plans, specs)
     run.prepare(paths)
     for scenario_id, path in paths.items():
+        if run.stopped:
+            break
         run.solve(catalog, scenario_id, path)
-    if check and all_scenarios:
+    if check and all_scenarios and not run.stopped:
         run.flag_stale(plans, catalog.scenarios)
     run.emit_data(all_scenarios)
     if run.worst:
         raise typer.Exit(run.worst)
+
+
+def _rerun_args(plans: Path, specs: list[Path] | None) -> str:
+    """The options a re-run needs to write the same files: `--plans DIR` and `--specs` as given."""
+    parts = [f"--specs {d}" for d in specs or ()]
+    if plans != Path("plans"):
+        parts.append(f"--plans {plans}")
+    return "".join(f" {p}" for p in parts)
 
 
 def _scenario_ids(catalog: Catalog, scenario: str | None) -> list[str]:
@@ -132,8 +162,19 @@ def _scenario_ids(catalog: Catalog, scenario: str | None) -> list[str]:
     return [scenario]
 
 
+def _interactive() -> bool:
+    """Whether a person watches stderr (a terminal): then progress shows and Ctrl-C keeps the best plan."""
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 class _Run:
-    """One `optimize` invocation over its scenarios: the plans solved and the exit code of each."""
+    """One `optimize` invocation over its scenarios: the plans solved and the exit code of each.
+
+    `write` is False for --check and for a what-if (--set) without --out. One deadline, made when the run
+    starts, bounds every scenario's solves."""
 
     def __init__(
         self, *, check: bool, fmt: DataFormat, solver: str, time_limit: float | None, alternatives: int
@@ -143,8 +184,13 @@ class _Run:
         self.solver = solver
         self.time_limit = time_limit
         self.alternatives = alternatives
+        self.write = not check
+        self.rerun = ""
         self.codes: list[int] = []
         self.solved: dict[str, Plan] = {}
+        self.failed: dict[str, dict[str, Any]] = {}
+        self.stopped = False
+        self.deadline: Deadline | None = None
 
     @property
     def worst(self) -> int:
@@ -152,51 +198,110 @@ class _Run:
 
     def prepare(self, paths: dict[str, Path]) -> None:
         """Fail on an unwritable plan path now, not after the solve (exit 3, naming the path); then import
-        the solver, holding a Ctrl-C that arrives meanwhile."""
+        the solver, holding a Ctrl-C that arrives meanwhile; then start the clock."""
         from trnplan.files import check_writable
 
-        if not self.check:
+        if self.write:
             for path in paths.values():
                 check_writable(path)
         with interrupt_after():
             import trnplan.optimize  # noqa: F401  (lazy: the only path that imports PuLP and highspy)
+        from trnplan.optimize.progress import Deadline
+
+        self.deadline = Deadline(self.time_limit)
+
+    @contextmanager
+    def _watching(self) -> Iterator[None]:
+        """Progress on a terminal's stderr, and Ctrl-C keeping the best plan; nothing of it elsewhere."""
+        if not _interactive():
+            yield
+            return
+        from trnplan.optimize.progress import watch
+        from trnplan.render import console
+        from trnplan.render.progress import ProgressLine
+
+        line = ProgressLine(console(stderr=True))
+        try:
+            with watch(line, keep_best_on_interrupt=True):
+                yield
+        finally:
+            line.close()
+
+    def _fail(self, scenario_id: str, exc: InfeasibleError | SolverError, path: Path) -> None:
+        echo_err(infeasible_text(exc) if isinstance(exc, InfeasibleError) else f"error: {exc}")
+        echo_err(f"{path}: not checked" if self.check else f"no plan written for '{scenario_id}'")
+        self.failed[scenario_id] = error_data(exc, scenario_id)
+        self.codes.append(exc.exit_code)
 
     def solve(self, catalog: Catalog, scenario_id: str, path: Path) -> None:
         """Solve one scenario, then check its plan file against it, or write it and print it."""
+        from trnplan.optimize.progress import SearchInterrupted
         from trnplan.plan import build
 
+        assert self.deadline is not None
+        limit = self.deadline.remaining()
+        if limit is not None and limit <= 0:
+            self._fail(scenario_id, SolverError(
+                f"'{scenario_id}' not solved: the time limit ({self.time_limit:g} s) was used up by the "
+                "scenarios before it; raise --time-limit"), path)
+            return
         try:
-            plan = build.plan_scenario(
-                catalog,
-                scenario_id,
-                solver=self.solver,
-                time_limit=self.time_limit,
-                alternatives=self.alternatives,
-            )
+            with self._watching():
+                # The run's one deadline itself, so messages name the user's limit, not what was left of it.
+                plan = build.plan_scenario(
+                    catalog, scenario_id, solver=self.solver, time_limit=self.deadline,
+                    alternatives=self.alternatives,
+                )
+        except SearchInterrupted as stop:
+            self._interrupted(catalog, scenario_id, stop)
+            return
         except (InfeasibleError, SolverError) as exc:
-            echo_err(_infeasible_text(exc) if isinstance(exc, InfeasibleError) else f"error: {exc}")
-            echo_err(f"{path}: not checked" if self.check else f"no plan written for '{scenario_id}'")
-            self.codes.append(exc.exit_code)
+            self._fail(scenario_id, exc, path)
             return
-        warning = _unproven_warning(scenario_id, plan)
-        if warning:
-            echo_err(warning)
+        for warning in (unproven_warning(scenario_id, plan), better_alternatives(plan)):
+            if warning:
+                echo_err(warning)
         if self.check:
-            self.codes.append(_report_drift(plan, path, scenario_id))
+            self.codes.append(_report_drift(plan, path, scenario_id, self.rerun))
             return
-        self._write(plan, path, scenario_id)
+        self._show(plan)
+        if self.write:
+            from trnplan.plan.file import write_plan
 
-    def _write(self, plan: Plan, path: Path, scenario_id: str) -> None:
-        from trnplan.plan.file import write_plan
+            write_plan(plan, path)
+            echo_err(f"wrote {path}")
+        else:
+            echo_err(f"what-if (--set): {path} not written; add --out FILE to keep this plan")
+        self.codes.append(EXIT_OK)
 
-        write_plan(plan, path)
-        self.solved[scenario_id] = plan
+    def _show(self, plan: Plan) -> None:
+        self.solved[plan.scenario] = plan
         if self.fmt == "table":
             from trnplan.render import render_plan
 
             emit(render_plan(plan))
-        echo_err(f"wrote {path}")
-        self.codes.append(EXIT_OK)
+
+    def _interrupted(self, catalog: Catalog, scenario_id: str, stop: SearchInterrupted) -> None:
+        """Ctrl-C in a terminal: show the best plan found so far, marked as it is, and write nothing."""
+        from trnplan.plan.build import build_plan
+        from trnplan.plan.check import check_plan
+        from trnplan.solution import Solution
+
+        self.stopped = True
+        self.codes.append(EXIT_INTERRUPTED)
+        solution = stop.solution
+        if not isinstance(solution, Solution):
+            echo_err("interrupted: no plan had been found yet")
+            return
+        plan = build_plan(catalog, solution)
+        if check_plan(plan, catalog):
+            echo_err("interrupted: the plan found so far does not pass its re-check; nothing shown")
+            return
+        self._show(plan)
+        proven = "proven optimal, but its alternatives are incomplete" if plan.status == "optimal" else (
+            "feasible, NOT proven optimal")
+        echo_err(f"interrupted: above is the best plan found so far for '{scenario_id}' ({proven}); "
+                 "it was not written")
 
     def flag_stale(self, plans: Path, scenario_ids: Iterable[str]) -> None:
         """Plan files whose scenario is gone from the specs are drift."""
@@ -209,11 +314,20 @@ class _Run:
             self.codes.append(EXIT_DIFFERENT)
 
     def emit_data(self, all_scenarios: bool) -> None:
-        """The plans written, as JSON or YAML on stdout: keyed by scenario with --all, else the one plan."""
-        if self.fmt == "table" or not self.solved:
+        """The plans solved, as JSON or YAML on stdout: keyed by scenario with --all (a failed scenario as
+        its error object), else the one plan or the one error."""
+        if self.fmt == "table" or self.check and not self.failed:
             return
         if all_scenarios:
-            emit(as_data({sid: p.to_dict() for sid, p in self.solved.items()}, self.fmt))
+            data: dict[str, Any] = {sid: p.to_dict() for sid, p in self.solved.items()}
+            data.update(self.failed)
+            emit(as_data(dict(sorted(data.items())), self.fmt))
+            return
+        if self.failed:
+            (error,) = self.failed.values()
+            emit(as_data(error, self.fmt))
+            return
+        if not self.solved:
             return
         from trnplan.plan.file import plan_to_yaml
 
@@ -221,58 +335,36 @@ class _Run:
         emit(as_data(only.to_dict(), "json") if self.fmt == "json" else plan_to_yaml(only))
 
 
-def _unproven_warning(scenario_id: str, plan: Plan) -> str | None:
-    """The warning for a plan the solver did not prove optimal (it stopped at the time limit)."""
-    if plan.solver is None or plan.solver.status == "optimal":
-        return None
-    from trnplan.numbers import fmt
-
-    gap = plan.solver.mip_gap or 0.0
-    return (
-        f"WARNING: '{scenario_id}': the solver stopped at the time limit; this plan is feasible but "
-        f"NOT proven optimal (status {plan.solver.status}, gap {fmt(gap, 'pct')}). "
-        "Raise --time-limit to prove it."
-    )
-
-
-def _infeasible_text(exc: InfeasibleError) -> str:
-    """The explanation as a list; an indented line is a detail of the line above it."""
-    lines = [f"error: scenario '{exc.scenario}' is infeasible: no plan meets it."]
-    for line in exc.explanation:
-        if line[:1].isspace():
-            lines.append("      " + line.strip())
-        else:
-            lines.append("  - " + line)
-    return "\n".join(lines)
-
-
-def _report_drift(plan: Plan, path: Path, scenario_id: str) -> int:
+def _report_drift(plan: Plan, path: Path, scenario_id: str, rerun: str = "") -> int:
     """Compare the fresh plan with its file on disk, print what drifted, and return the exit code."""
     from trnplan.drift import check_drift
     from trnplan.plan.file import plan_to_yaml
 
     drift = check_drift(plan_to_yaml(plan), path)
-    _print_drift(drift, scenario_id)
+    _print_drift(drift, scenario_id, rerun)
     return drift.exit_code
 
 
-def _print_drift(drift: Drift, scenario_id: str) -> None:
+def _print_drift(drift: Drift, scenario_id: str, rerun: str = "") -> None:
     from trnplan.drift import DriftState
 
     path, state = drift.path, drift.state
-    rerun = f"run `trnplan optimize {scenario_id}` and commit the plan"
+    command = f"trnplan optimize {scenario_id}{rerun}"
+    advice = f"run `{command}` and commit the plan"
     if state is DriftState.MISSING:
-        emit(f"{path}: missing (drift); {rerun}")
+        emit(f"{path}: missing (drift); {advice}")
     elif state is DriftState.UP_TO_DATE:
         emit(f"{path}: up to date")
     elif state is DriftState.UNREADABLE:
         echo_err(f"error: {drift.error}")
-        echo_err(f"{path}: not checked; fix or delete it, then run `trnplan optimize {scenario_id}`")
+        echo_err(f"{path}: not checked; fix or delete it, then run `{command}`")
     elif state is DriftState.OTHER_SOLVER_BUILD and drift.versions is not None:
         old, new = drift.versions
         emit(f"{path}: up to date (solved here by {new}; the file records {old})")
+    elif state is DriftState.OTHER_INPUTS:
+        emit(f"{path}: up to date (the same plan; only the recorded inputs differ)")
     else:
-        emit(f"{path}: out of date (drift); {rerun}")
+        emit(f"{path}: out of date (drift); {advice}")
         for line in drift.diff[:MAX_DRIFT_LINES]:
             emit(line)
         if len(drift.diff) > MAX_DRIFT_LINES:

@@ -35,6 +35,7 @@ def validate(specs: SpecsOpt = None, overrides: SetOpt = None) -> None:
     Examples:
 
         trnplan validate
+
         trnplan validate --specs specs --specs my-overrides
     """
     catalog = load_catalog(specs, overrides)
@@ -68,6 +69,7 @@ def show(
     Examples:
 
         trnplan show forms
+
         trnplan show chips --format json
     """
     catalog = load_catalog(specs, overrides)
@@ -97,13 +99,66 @@ def catalog_items(catalog: Catalog, kind: str) -> list[Any]:
 
 
 @guarded
+def init(
+    folder: Annotated[
+        Path,
+        typer.Argument(metavar="DIR", help="Folder to write the catalog's spec files into.",
+                       show_default=False),
+    ],
+) -> None:
+    """Start a spec folder from the catalog bundled with trnplan, to edit or to layer over it.
+
+    The folder gets the catalog's chips, forms, switches, cooling, sites and scenarios, with their sources,
+    and the JSON Schema for editors.
+
+    Nothing is overwritten: if any of the files is already there, nothing is written (exit 3). Edit the
+    copy, or keep only your sites and scenarios and layer them over the bundled catalog with
+    `--specs @catalog --specs DIR`.
+
+    Examples:
+
+        trnplan init specs
+
+        trnplan init my-specs && trnplan validate --specs my-specs
+    """
+    from trnplan.errors import InputError
+    from trnplan.files import write_text_atomic
+    from trnplan.load import BUNDLED, bundled_specs_dir
+    from trnplan.schema import schema_json
+
+    source = bundled_specs_dir()
+    texts = {
+        path.name: path.read_text(encoding="utf-8").replace(
+            "$schema=../schema/trnplan.schema.json", f"$schema={SCHEMA_NAME}", 1
+        )
+        for path in sorted(source.glob("*.yaml"))
+    }
+    texts[SCHEMA_NAME] = schema_json()
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{folder}: exists and is not a folder")
+    taken = sorted(name for name in texts if (folder / name).exists() or (folder / name).is_symlink())
+    if taken:
+        raise InputError(
+            f"{folder}: already holds {', '.join(taken)}; nothing written (trnplan init never overwrites). "
+            f"Choose another folder, or layer yours over the bundled one: --specs {BUNDLED} --specs {folder}"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        write_text_atomic(folder / name, text)
+    echo_err(f"wrote {len(texts) - 1} spec files and {SCHEMA_NAME} to {folder}/")
+    echo_err(f"next: trnplan validate --specs {folder}; trnplan show scenarios --specs {folder}")
+
+
+SCHEMA_NAME = "trnplan.schema.json"
+
+
+@guarded
 def schema(
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
             metavar="FILE",
-            dir_okay=False,
             show_default=False,
             help="Write the schema to FILE instead of stdout.",
         ),

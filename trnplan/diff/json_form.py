@@ -54,6 +54,7 @@ def diff_to_dict(d: PlanDiff) -> dict[str, Any]:
             for a in d.attribution
         ],
         "notes": d.notes,
+        "inputs": [{"name": c.name, "old": c.old, "new": c.new} for c in d.inputs],
     }
     out: dict[str, Any] = canon(data)
     return out

@@ -307,30 +307,68 @@ def _fit(layout: _Layout, max_chars: int) -> str:
     return "\n\n".join([layout.head, layout.note, layout.tail]) + "\n"
 
 
-def _no_change(d: PlanDiff, top: list[str], title: str, notes: list[str]) -> str:
-    body = [*top, title, "", "No change in plan.", *([""] + notes if notes else [])]
+MAX_INPUT_LINES = 10
+
+
+def no_changes_line(d: PlanDiff) -> str:
+    """The one line a diff of two identical plans is: `` `s`: no changes. ``"""
+    return f"`{_cell(d.scenario or '?')}`: no changes."
+
+
+def input_lines(d: PlanDiff) -> list[str]:
+    """What the plans were computed from, where it differs: `` - `--set PATH`: `old` → `new` ``."""
+    if not d.inputs:
+        return []
+    lines = ["**Inputs changed:**", ""]
+    for change in d.inputs[:MAX_INPUT_LINES]:
+        old = f"`{_cell(change.old)}`" if change.old is not None else "—"
+        new = f"`{_cell(change.new)}`" if change.new is not None else "—"
+        lines.append(f"- `{_cell(change.name)}`: {old} → {new}")
+    if len(d.inputs) > MAX_INPUT_LINES:
+        lines.append(f"- … and {len(d.inputs) - MAX_INPUT_LINES} more; see `trnplan diff --format json`")
+    return lines
+
+
+def breach_lines(breaches: list[str]) -> list[str]:
+    """The guardrails a diff breaches, as a list under a bold title; [] when none is."""
+    return ["**Guardrails breached:**", "", *[f"- {b}" for b in breaches]] if breaches else []
+
+
+def _no_change(d: PlanDiff, top: list[str], title: str, notes: list[str], extra: list[str]) -> str:
+    """One line for identical plans; provenance and the notes when something besides the plan changed."""
+    if not notes and not extra:
+        return "\n".join([*top, no_changes_line(d)]) + "\n"
+    body = [*top, title, "", "No change in plan."]
+    body += ([""] + extra if extra else []) + ([""] + notes if notes else [])
     return "\n".join([*body, "", *_provenance(d), "", plan_line(d)]) + "\n"
 
 
 def diff_to_markdown(
-    d: PlanDiff, max_chars: int = GITHUB_COMMENT_MAX_CHARS, *, marker: bool = True, heading: str = "###"
+    d: PlanDiff,
+    max_chars: int = GITHUB_COMMENT_MAX_CHARS,
+    *,
+    marker: bool = True,
+    heading: str = "###",
+    breaches: list[str] | None = None,
 ) -> str:
-    """A pull-request comment: the marker, a TCO headline and the summary table first, then collapsible
-    details (choices, deployments, BOM lines, TCO by category), both plans' digests and solvers, and a last
-    line `Plan: N to add, N to change, N to remove.`
+    """A pull-request comment: the marker, a TCO headline, the guardrails breached, what input changed and
+    the summary table first, then collapsible details (choices, deployments, BOM lines, TCO by category),
+    both plans' digests and solvers, and a last line `Plan: N to add, N to change, N to remove.`
 
     Over `max_chars`, detail rows are trimmed (BOM lines first, then deployments, choices, attribution)
-    and the comment says so; the headline, summary and last line are never cut. With no difference the
-    body is a short "No change in plan".
+    and the comment says so; the headline, summary and last line are never cut. Two identical plans are
+    one line, `` `s`: no changes. ``
     """
     title = f"{heading} Plan diff: `{_cell(d.scenario or '?')}`"
     top = [MARKER] if marker else []
     notes = [f"- {n}" for n in d.notes]
+    extra = breach_lines(breaches or []) + ([""] if breaches and d.inputs else []) + input_lines(d)
     if not d.different:
-        return _no_change(d, top, title, notes)
+        return _no_change(d, top, title, notes, extra)
     sections = _sections(d, notes)
+    lead = [headline(d), "", *([*extra, ""] if extra else [])]
     layout = _Layout(
-        head="\n".join([*top, title, "", headline(d), "", *_summary_table(d)]),
+        head="\n".join([*top, title, "", *lead, *_summary_table(d)]),
         tail="\n".join([*_provenance(d), "", plan_line(d)]),
         sections=sections,
         keep={name: len(s.rows) for name, s in sections.items()},

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from trnplan.numbers import canon_float, cents
-from trnplan.plan.model import DeploymentRow, Plan, SolverInfo
+from trnplan.plan.model import DeploymentRow, Inputs, Plan, SolverInfo
 
 HOURS_PER_YEAR = 8760
 
@@ -119,6 +119,16 @@ class CategoryDelta:
 
 
 @dataclass(frozen=True)
+class InputChange:
+    """A change in what the plans were computed from: `name` is `specs` (the spec directories, in layering
+    order) or `--set PATH` (an override); `old` or `new` is None where that side has none."""
+
+    name: str
+    old: str | None
+    new: str | None
+
+
+@dataclass(frozen=True)
 class PlanDiff:
     """Everything that differs between a base and a head plan; `different` is False iff nothing does.
 
@@ -140,6 +150,7 @@ class PlanDiff:
     attribution: list[CategoryDelta]
     scenario: str = ""
     notes: list[str] = field(default_factory=list)
+    inputs: list[InputChange] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Deployments to add, change and remove (the `Plan: ...` line)."""
@@ -346,10 +357,40 @@ def tco_parts_cents(plan: Plan) -> dict[str, int] | None:
     return {**_split(capex_part, dict(capex_by_category)), **opex}
 
 
+def _capex_cents(plan: Plan) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for line in plan.bom:
+        out[line.category] += cents(line.extended_usd)
+    return out
+
+
+def _steady(base: Plan, head: Plan, old: dict[str, int], new: dict[str, int]) -> None:
+    """Categories whose capex is the same in both plans, under the same money terms, keep the same TCO
+    share: the largest-remainder split may put a cent more on one side, which would show as `+$0.01`.
+    Both sides then get the lesser of the two, and what that takes or gives goes, on each side, to the
+    category that changed most (so each side still sums to its TCO, and swapping the plans mirrors it)."""
+    if base.economics is None or head.economics is None:
+        return
+    if base.economics.tco_per_capex_usd != head.economics.tco_per_capex_usd:
+        return
+    old_capex, new_capex = _capex_cents(base), _capex_cents(head)
+    steady = [c for c in old if c in new and c not in OPEX_CATEGORIES and old_capex[c] == new_capex[c]]
+    if not any(old[c] != new[c] for c in steady):
+        return
+    changed = [c for c in old if c in new and c not in steady]  # energy and colocation at least
+    target = max(changed, key=lambda c: (abs(new[c] - old[c]), c))
+    for c in steady:
+        common = min(old[c], new[c])
+        old[target] += old[c] - common
+        new[target] += new[c] - common
+        old[c] = new[c] = common
+
+
 def _attribution(base: Plan, head: Plan) -> list[CategoryDelta] | None:
     old, new = tco_parts_cents(base), tco_parts_cents(head)
     if old is None or new is None:
         return None
+    _steady(base, head, old, new)
     capex_cats = sorted((set(old) | set(new)) - set(OPEX_CATEGORIES))
     return [
         CategoryDelta(c, old.get(c, 0) / 100, new.get(c, 0) / 100, (new.get(c, 0) - old.get(c, 0)) / 100)
@@ -358,6 +399,32 @@ def _attribution(base: Plan, head: Plan) -> list[CategoryDelta] | None:
 
 
 # --- the diff ---------------------------------------------------------------------------------------
+
+
+def _is_empty(plan: Plan) -> bool:
+    """The stand-in for a plan that does not exist (`Plan.empty`): nothing was computed, from nothing."""
+    return plan.solver is None and not plan.sites
+
+
+def _input_values(inputs: Inputs | None) -> dict[str, str]:
+    """`specs` and each `--set PATH` of a plan's inputs, with their values; the defaults for none."""
+    if inputs is None:
+        return {"specs": "default"}
+    values = {"specs": ", ".join(inputs.specs) or "default"}
+    for override in inputs.overrides:
+        path, _, value = override.partition("=")
+        values[f"--set {path.strip()}"] = value.strip()
+    return values
+
+
+def _inputs(base: Plan, head: Plan) -> list[InputChange]:
+    """What the two plans were computed from, where it differs (nothing when a side does not exist)."""
+    if _is_empty(base) or _is_empty(head):
+        return []
+    old, new = _input_values(base.inputs), _input_values(head.inputs)
+    names = ["specs"] + sorted((set(old) | set(new)) - {"specs"})
+    return [InputChange(n, old.get(n), new.get(n)) for n in names if old.get(n) != new.get(n)]
+
 
 
 def _both_and_differ(a: object, b: object) -> bool:
@@ -410,4 +477,5 @@ def diff_plans(base: Plan, head: Plan, base_label: str = "base", head_label: str
         attribution=attribution or [],
         scenario=head.scenario if head.sites or not base.sites else base.scenario,
         notes=_notes(base, head, different, attribution is not None),
+        inputs=_inputs(base, head),
     )

@@ -12,9 +12,12 @@ from typing import Any
 from trnplan.catalog import Catalog
 from trnplan.costs import Deployment
 from trnplan.errors import InfeasibleError, SolverError, UsageError, did_you_mean
-from trnplan.optimize.model import Model, build_model, set_objective
+from trnplan.optimize import progress
+from trnplan.optimize.model import MONEY_SCALE, Model, build_model, set_objective
+from trnplan.optimize.progress import Deadline, SearchInterrupted
 from trnplan.optimize.solve import check_solver_available, solve
-from trnplan.solution import Decisions, Solution, SolveResult, SolveStatus, Termination
+from trnplan.optimize.start import Start, mip_start, tightened
+from trnplan.solution import AlternativeSolution, Decisions, Solution, SolveResult, SolveStatus, Termination
 
 __all__ = ["optimize", "SolveStatus", "build_model", "solve"]
 
@@ -46,23 +49,49 @@ def value_of(expr: Any) -> float:
 
 
 def solve_objective(
-    model: Model, solver: str, time_limit: float | None, start_ratio: float = 0.0
+    model: Model, solver: str, time_limit: float | Deadline | None, start_ratio: float = 0.0
 ) -> tuple[SolveResult, Decisions | None, int]:
     """Solve the scenario's objective; max_perf_per_tco by Dinkelbach iterations of MILPs.
 
-    `start_ratio` (PFLOPs per USD of TCO) must be one that some feasible plan attains (or less): Dinkelbach
-    then starts there instead of at 0 and needs fewer MILPs.
+    `time_limit` is a number of seconds or a `Deadline` shared with other solves; each MILP gets what is
+    left of it. `start_ratio` (PFLOPs per USD of TCO) must be one that some feasible plan attains (or
+    less): Dinkelbach then starts there instead of at 0 and needs fewer MILPs.
     """
+    deadline = Deadline.of(time_limit)
     kind = model.scenario.objective
     if kind != "max_perf_per_tco":
         set_objective(model, kind)
-        result = solve(model.prob, solver, time_limit)
+        if deadline.expired:
+            return out_of_time(solver), None, 0
+        start, limit = _mip_start(model, solver, deadline.remaining())
+        scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
+        with progress.reading(scale, unit), tightened(start):
+            result = solve(model.prob, solver, limit, **({"start": start.values} if start else {}))
         return result, (extract(model) if result.status.has_solution else None), 1
-    return _dinkelbach(model, solver, time_limit, start_ratio)
+    return _dinkelbach(model, solver, deadline, start_ratio)
+
+
+def out_of_time(solver: str) -> SolveResult:
+    """What a solve that had no time left gives: no solution, stopped at the time limit."""
+    return SolveResult(SolveStatus.NO_SOLUTION, "HiGHS" if solver == "highs" else "CBC", "", None, None,
+                       Termination.TIME_LIMIT)
+
+
+def _mip_start(model: Model, solver: str, time_limit: float | None) -> tuple[Start | None, float | None]:
+    """The primal heuristic's plan for HiGHS (issue 17), and the time limit left after it."""
+    if not model.use_start or solver != "highs":
+        return None, time_limit
+    import time
+
+    began = time.perf_counter()
+    start = mip_start(model)
+    if time_limit is not None:
+        time_limit = max(0.1, time_limit - (time.perf_counter() - began))
+    return start, time_limit
 
 
 def _dinkelbach(
-    model: Model, solver: str, time_limit: float | None, ratio: float
+    model: Model, solver: str, deadline: Deadline, ratio: float
 ) -> tuple[SolveResult, Decisions | None, int]:
     """Maximise perf - ratio x TCO; when the optimum of that is 0, `ratio` is the best PFLOPs/TCO."""
     best: tuple[float, SolveResult, Decisions] | None = None
@@ -70,7 +99,12 @@ def _dinkelbach(
     iteration = 0
     for iteration in range(1, MAX_DINKELBACH + 1):
         set_objective(model, "dinkelbach", ratio)
-        result = solve(model.prob, solver, time_limit)
+        if deadline.expired:
+            if best is None:
+                return out_of_time(solver), None, iteration
+            break
+        with progress.reading(1.0, "", f"ratio step {iteration}"):
+            result = solve(model.prob, solver, deadline.remaining())
         if not result.status.has_solution:
             if best is None:
                 return result, None, iteration
@@ -81,7 +115,7 @@ def _dinkelbach(
             raise SolverError("internal: a plan with zero TCO")
         if best is None or perf / tco > best[0] * (1 + 1e-12):
             best = (perf / tco, result, decisions)
-        if result.status is not SolveStatus.OPTIMAL:
+        if result.status is not SolveStatus.OPTIMAL or progress.interrupted():
             break
         if perf - ratio * tco <= 1e-9 * max(1.0, perf):
             converged = True  # proven: no plan beats `ratio`, which the best plan attains
@@ -122,32 +156,77 @@ def optimize(
     scenario_id: str,
     *,
     solver: str = "highs",
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     alternatives: int = 3,
 ) -> Solution:
     """Solve a scenario to proven optimality: the optimum's decisions and the ranked alternatives.
 
-    Raises InfeasibleError (with what must give) when no plan exists, SolverError when the solver
-    fails or stops at a limit with no feasible plan.
+    `time_limit` bounds the whole call: the search, its Dinkelbach steps, the alternatives and the
+    explanation of an infeasible scenario share one deadline, and the alternatives get what the search
+    leaves. Raises InfeasibleError (with what must give) when no plan exists, SolverError when the solver
+    fails or stops at a limit with no feasible plan; inside a `progress.watch` session that keeps the best
+    plan on Ctrl-C, SearchInterrupted with the best solution found so far.
     """
     if scenario_id not in catalog.scenarios:
         raise UsageError(f"unknown scenario '{scenario_id}'{did_you_mean(scenario_id, catalog.scenarios)}")
     check_solver_available(solver)
+    deadline = Deadline.of(time_limit)
     model = build_model(catalog, scenario_id)
-    result, decisions, iterations = solve_objective(model, solver, time_limit)
+    with progress.stage(f"solving {scenario_id}"):
+        result, decisions, iterations = solve_objective(model, solver, deadline)
+    if progress.interrupted():
+        _interrupted(scenario_id, result, decisions, iterations if model.scenario.objective ==
+                     "max_perf_per_tco" else None)
     if result.status is SolveStatus.INFEASIBLE or (decisions is not None and not decisions.deployments):
         from trnplan.optimize.explain import explain_infeasible
 
-        raise InfeasibleError(scenario_id, explain_infeasible(catalog, scenario_id, solver, time_limit))
+        with progress.stage(f"explaining why {scenario_id} is infeasible"):
+            explanation = explain_infeasible(catalog, scenario_id, solver, deadline)
+        if progress.interrupted():
+            raise SearchInterrupted(None)  # a Ctrl-C cut the explanation short: say nothing half-true
+        raise InfeasibleError(scenario_id, explanation)
     if decisions is None:
-        raise SolverError(no_solution_message(result, scenario_id, time_limit))
-    from trnplan.optimize.alternatives import find_alternatives
-
-    alts = find_alternatives(catalog, scenario_id, decisions, alternatives, solver, time_limit)
-    return Solution(
+        raise SolverError(no_solution_message(result, scenario_id, deadline.seconds))
+    solution = Solution(
         scenario_id=scenario_id,
         decisions=decisions,
         result=result,
         dinkelbach_iterations=iterations if model.scenario.objective == "max_perf_per_tco" else None,
-        alternatives=tuple(alts),
     )
+    return _with_alternatives(catalog, solution, alternatives, solver, deadline)
+
+
+def _interrupted(
+    scenario_id: str, result: SolveResult, decisions: Decisions | None, iterations: int | None
+) -> None:
+    """Ctrl-C stopped the search: raise SearchInterrupted with its best plan (unproven), or none."""
+    if decisions is None or not decisions.deployments or not result.status.has_solution:
+        raise SearchInterrupted(None)
+    stopped = SolveResult(SolveStatus.FEASIBLE, result.solver, result.version, result.mip_gap,
+                          result.objective, Termination.INTERRUPT)
+    raise SearchInterrupted(Solution(scenario_id, decisions, stopped, iterations))
+
+
+def _with_alternatives(
+    catalog: Catalog, solution: Solution, k: int, solver: str, deadline: Deadline
+) -> Solution:
+    """The solution with its alternatives, found in the time the deadline leaves; a Ctrl-C meanwhile (in a
+    session that keeps the best plan) ends in SearchInterrupted with the alternatives found so far."""
+    from dataclasses import replace
+
+    from trnplan.optimize.alternatives import find_alternatives, ranked
+
+    scenario_id, best = solution.scenario_id, solution.decisions
+    found: list[AlternativeSolution] = []
+    try:
+        found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, found)
+    except KeyboardInterrupt:
+        session = progress.current()
+        if session is None or not session.keep_best_on_interrupt:
+            raise
+        session.interrupted = True
+        found = ranked(catalog, scenario_id, best, found, k)
+    done = replace(solution, alternatives=tuple(found))
+    if progress.interrupted():
+        raise SearchInterrupted(done)
+    return done

@@ -8,7 +8,8 @@ from typing import Any
 from trnplan.catalog import Catalog
 from trnplan.costs import evaluate, objective_value
 from trnplan.optimize.model import Model, build_model
-from trnplan.solution import AlternativeSolution, Decisions
+from trnplan.optimize.progress import Deadline
+from trnplan.solution import AlternativeSolution, Decisions, Termination
 
 CHOICE_FIELDS = {"form": "form", "cooling": "cooling", "scale-up switch": "scale_up_switch"}
 
@@ -42,37 +43,56 @@ def find_alternatives(
     best: Decisions,
     k: int,
     solver: str,
-    time_limit: float | None,
+    time_limit: float | Deadline | None,
+    found: list[AlternativeSolution] | None = None,
 ) -> list[AlternativeSolution]:
     """The best solution without each choice the optimum makes, ranked by the objective; top k.
 
-    Each answers "what would it cost not to choose X?", and each chooses differently from the plan.
+    Each answers "what would it cost not to choose X?", and each chooses differently from the plan. They are
+    searched while `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit
+    or a Ctrl-C stopped before anything was found is left out, being neither a plan nor proof of none.
+    `found`, when given, collects each as it is found (for a caller that is interrupted halfway).
     """
-    from trnplan.optimize import solve_objective
+    from trnplan.optimize import progress, solve_objective
 
+    found = [] if found is None else found
     if k <= 0:
         return []
+    deadline = Deadline.of(time_limit)
     scenario = catalog.scenarios[scenario_id]
-    best_ev = evaluate(catalog, scenario, best.deployments, dict(best.scale_out))
-    best_value = objective_value(scenario.objective, best_ev.totals)
     model = build_model(catalog, scenario_id)
-    found = []
     seeds: list[tuple[list[tuple[str, str]], float]] = []  # (choices, PFLOPs per USD) of plans found so far
-    for kind, item in best.chosen_items():
+    choices = best.chosen_items()
+    for i, (kind, item) in enumerate(choices, 1):
+        if deadline.expired or progress.interrupted():
+            break
         touched = _exclude(model, kind, item)
         # A plan found for an earlier exclusion that does not choose `item` is feasible here too: its ratio
         # (a hair less, for rounding) is a valid Dinkelbach start.
         start = max((r for items, r in seeds if (kind, item) not in items), default=0.0) * (1 - 1e-9)
-        result, decisions, _iterations = solve_objective(model, solver, time_limit, start)
+        with progress.stage(f"alternative {i} of {len(choices)}: without {kind} {item}"):
+            result, decisions, _iterations = solve_objective(model, solver, deadline, start)
         for var, bound in touched:
             var.upBound = bound
+        if progress.interrupted():
+            break
         if decisions is None or not decisions.deployments:
-            found.append(AlternativeSolution(f"{kind} {item}", result))
+            if not result.termination.is_limit and result.termination is not Termination.INTERRUPT:
+                found.append(AlternativeSolution(f"{kind} {item}", result))  # proven: none without it
             continue
         ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
         if ev.totals.tco_usd > 0:
             seeds.append((decisions.chosen_items(), ev.totals.fp8_pflops / ev.totals.tco_usd))
         value = objective_value(scenario.objective, ev.totals)
         found.append(AlternativeSolution(f"{kind} {item}", result, decisions, value))
-    found.sort(key=lambda a: _rank(a, scenario.objective, best_value))
-    return found[:k]
+    return ranked(catalog, scenario_id, best, found, k)
+
+
+def ranked(
+    catalog: Catalog, scenario_id: str, best: Decisions, alternatives: list[AlternativeSolution], k: int
+) -> list[AlternativeSolution]:
+    """The top k alternatives: feasible ones first, by how much worse than the optimum, then by name."""
+    scenario = catalog.scenarios[scenario_id]
+    best_ev = evaluate(catalog, scenario, best.deployments, dict(best.scale_out))
+    best_value = objective_value(scenario.objective, best_ev.totals)
+    return sorted(alternatives, key=lambda a: _rank(a, scenario.objective, best_value))[:k]

@@ -143,6 +143,7 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
     if rows.switch_count:
         # One switch type per site (one_fabric), so the one S[s,o] that may be non-zero is this integer.
         total = prob.add_variable(f"T_{sm.index}", 0, rows.max_count, pulp.LpInteger)
+        sm.total = total
         prob += lin(rows.switch_count + [(total, -1)]) == 0, f"switch_count_{sm.index}"
     prob += lin(rows.tier_sum) <= 1, f"one_fabric_{sm.index}"
     prob += lin(rows.tier_sum) - units <= 0, f"fabric_if_used_{sm.index}"
@@ -257,7 +258,7 @@ def add_capacity_row(
 
 
 def define_demand(prob: pulp.LpProblem, model: Model) -> None:
-    """Every demand given holds: chips, FP8 PFLOPs, HBM TB."""
+    """Every demand given holds: chips, FP8 PFLOPs, HBM TB; and no more than `demand.at_most` of each."""
     demand = model.scenario.demand
     pairs_by = {"chips": [], "fp8_pflops": [], "hbm_tb": []}  # type: dict[str, list[tuple[Any, float]]]
     for sm in model.sites:
@@ -275,8 +276,15 @@ def define_demand(prob: pulp.LpProblem, model: Model) -> None:
             model.slacks[f"demand_{key}"] = Slack(short, "demand", key, 1, need, shortfall=True)
             expr = expr + short
         prob += expr >= need, f"demand_{key}"
+        model.coupling.append(f"demand_{key}")
+    for key, pairs in pairs_by.items():  # demand.at_most: the most a plan may hold (an extension)
+        cap = demand.cap(key)
+        if cap is not None:
+            add_capacity_row(prob, model, f"demand_at_most_{key}", pairs, cap, f"demand cap {key}", key, 1)
+            model.coupling.append(f"demand_at_most_{key}")
     if demand.empty:
         prob += lin([(v, 1) for sm in model.sites for v in sm.n]) >= 1, "some_deployment"
+        model.coupling.append("some_deployment")
 
 
 def define_supply(prob: pulp.LpProblem, model: Model) -> None:
@@ -293,6 +301,7 @@ def define_supply(prob: pulp.LpProblem, model: Model) -> None:
                 pairs.append((sm.switches[key], 1))
         if pairs:
             add_capacity_row(prob, model, f"supply_{s_index}", pairs, cap, f"supply of {key}", "units", 1)
+            model.coupling.append(f"supply_{s_index}")
 
 
 def define_objective(prob: pulp.LpProblem, model: Model) -> None:
@@ -313,10 +322,12 @@ def define_objective(prob: pulp.LpProblem, model: Model) -> None:
     budget = scenario.budget
     if budget.capex_usd is not None:
         add_capacity_row(prob, model, "budget_capex", capex_pairs, budget.capex_usd, "capex budget", "USD", 1)
+        model.coupling.append("budget_capex")
     if budget.tco_usd is not None:
         add_capacity_row(
             prob, model, "budget_tco", list(model.tco.items()), budget.tco_usd, "TCO budget", "USD", 1
         )
+        model.coupling.append("budget_tco")
 
 
 def define_unlocks(prob: pulp.LpProblem, model: Model) -> None:

@@ -4,13 +4,18 @@ Two questions are asked of an elastic copy of the model, where capacity rows tak
 options (no such cooling at the site, a switch not yet available, domains too small) may be unlocked:
   1. with today's choices, how much more capacity would it take?  (unlocks forbidden)
   2. which choices would have to change?                            (unlocks cheap, capacity dear)
+When nothing in the catalog can serve the scenario at all (no form for its chips, say), that is said
+instead. Then the scenario's own levers (`levers`): how much of the demand fits as it stands, and what a
+later `as_of` or a smaller `min_domain_chips` would allow. Every solve shares the caller's deadline.
 """
 
 from __future__ import annotations
 
 from trnplan.catalog import Catalog
 from trnplan.costs import scale_out_switches
+from trnplan.optimize.levers import lever_lines, no_option_lines
 from trnplan.optimize.model import Model, build_model, set_elastic_objective
+from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solve import solve
 
 TOL = 1e-6
@@ -70,33 +75,41 @@ def _no_scale_out_lines(catalog: Catalog, scenario_id: str) -> list[str]:
     ]
 
 
-def _capacity_lines(catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None) -> list[str]:
+def _capacity_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> list[str]:
     """With today's choices (no unlocks), how much more capacity it would take."""
+    if deadline.expired:
+        return []
     capacity = build_model(catalog, scenario_id, elastic=True)
     for var, _reason in capacity.unlocks.values():
         var.upBound = 0
     set_elastic_objective(capacity, unlock_weight=0.0, slack_weight=1.0)
-    first = solve(capacity.prob, solver, time_limit)
+    first = solve(capacity.prob, solver, deadline.remaining())
     return _slack_lines(capacity) if first.status.has_solution else []
 
 
-def _choice_lines(catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None) -> list[str]:
+def _choice_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> list[str]:
     """Which blocked choices would have to change (unlocks cheap, capacity dear)."""
+    if deadline.expired:
+        return []
     choices = build_model(catalog, scenario_id, elastic=True)
     set_elastic_objective(choices, unlock_weight=1.0, slack_weight=100.0)
-    second = solve(choices.prob, solver, time_limit)
+    second = solve(choices.prob, solver, deadline.remaining())
     return (_unlock_lines(choices) + _slack_lines(choices)) if second.status.has_solution else []
 
 
 def explain_infeasible(
-    catalog: Catalog, scenario_id: str, solver: str, time_limit: float | None
+    catalog: Catalog, scenario_id: str, solver: str, time_limit: float | Deadline | None
 ) -> list[str]:
-    """Lines that say which constraints must give, and by how much."""
+    """Lines that say which constraints must give, and by how much; then the scenario's levers."""
+    deadline = Deadline.of(time_limit)
     missing_fabric = _no_scale_out_lines(catalog, scenario_id)
     if missing_fabric:
         return missing_fabric
-    capacity_lines = _capacity_lines(catalog, scenario_id, solver, time_limit)
-    choice_lines = _choice_lines(catalog, scenario_id, solver, time_limit)
+    nothing = no_option_lines(catalog, scenario_id)
+    if nothing:
+        return nothing + lever_lines(catalog, scenario_id, solver, deadline)
+    capacity_lines = _capacity_lines(catalog, scenario_id, solver, deadline)
+    choice_lines = _choice_lines(catalog, scenario_id, solver, deadline)
     out: list[str] = []
     capacity_ok = bool(capacity_lines) and not any(line.startswith("demand for") for line in capacity_lines)
     if capacity_ok:
@@ -106,10 +119,12 @@ def explain_infeasible(
     if choice_lines and choice_lines != capacity_lines and lifts:
         out.append("or" if capacity_ok else "choices must change:")
         out.extend(f"  {line}" for line in choice_lines)
+    if not out and not capacity_lines and not choice_lines and deadline.expired:
+        return ["not explained: the time limit ran out before the elastic re-solves did; raise --time-limit"]
     if not out:
         out.extend(
             capacity_lines
             or choice_lines
             or ["no relaxation of power, space, supply or budget makes it feasible"]
         )
-    return out
+    return out + lever_lines(catalog, scenario_id, solver, deadline)

@@ -77,6 +77,7 @@ class SiteModel:
     switches: dict[str, Any] = field(default_factory=dict)
     optics: dict[str, Any] = field(default_factory=dict)
     racks: Any = None
+    total: Any = None  # T[s]
     cooling_on: dict[str, Any] = field(default_factory=dict)
     compute_kw: list[tuple[Any, float]] = field(default_factory=list)
     network_kw: list[tuple[Any, float]] = field(default_factory=list)
@@ -101,6 +102,8 @@ class Model:
     elastic: bool = False
     slacks: dict[str, Slack] = field(default_factory=dict)
     unlocks: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name -> (binary, reason)
+    coupling: list[str] = field(default_factory=list)  # rows across sites: demand, supply, budgets
+    use_start: bool = False  # solve with a MIP start from `trnplan.optimize.start`
 
 
 def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: Option) -> int:
@@ -136,7 +139,7 @@ def supply_use(opt: Option, key: str) -> int:
 
 def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
     """Swapping each unit of b for a unit of a never hurts: same cooling, no more capex, power, racks,
-    fabric load or capped supply, and no less of anything demanded or maximised."""
+    fabric load, capped supply or capped demand (`at_most`), and no less of anything demanded or maximised."""
     if a.cooling != b.cooling:
         return False
     le = [
@@ -147,6 +150,8 @@ def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
         a.endpoint_optics <= b.endpoint_optics,
     ]
     le += [supply_use(a, key) <= supply_use(b, key) for key in scenario.supply]
+    capped = [k for k in ("chips", "fp8_pflops", "hbm_tb") if scenario.demand.cap(k) is not None]
+    le += [getattr(a, k) <= getattr(b, k) for k in capped]
     ge = [a.fp8_pflops >= b.fp8_pflops]
     for key in ("chips", "hbm_tb"):
         if getattr(scenario.demand, key) is not None:
@@ -200,8 +205,24 @@ def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[S
     return sites
 
 
-def build_model(catalog: Catalog, scenario_id: str, *, elastic: bool = False) -> Model:
-    """The MILP of a scenario; the objective is set by the caller (see `set_objective`)."""
+START_MIN_SITES = 20
+"""From this many sites on, a solve starts from the primal heuristic's plan (below, it costs more than it
+saves; a start never changes what is proven)."""
+
+
+def build_model(
+    catalog: Catalog,
+    scenario_id: str,
+    *,
+    elastic: bool = False,
+    cuts: bool = True,
+    start: bool | None = None,
+) -> Model:
+    """The MILP of a scenario; the objective is set by the caller (see `set_objective`).
+
+    `cuts` adds the per-site capacity cuts (`trnplan.optimize.cuts`; never in elastic mode): the same
+    plans, a tighter LP. `start` hands HiGHS a MIP start (`trnplan.optimize.start`); None: from
+    START_MIN_SITES sites on. `cuts=False, start=False` is the first version's model, kept for bench/."""
     scenario = catalog.scenarios[scenario_id]
     sense = pulp.LpMinimize if scenario.objective == "min_tco" or elastic else pulp.LpMaximize
     prob = pulp.LpProblem(f"trnplan_{scenario_id}".replace("-", "_").replace(".", "_"), sense)
@@ -233,6 +254,11 @@ def build_model(catalog: Catalog, scenario_id: str, *, elastic: bool = False) ->
     define_objective(prob, model)
     if elastic:
         define_unlocks(prob, model)
+    elif cuts:
+        from trnplan.optimize.cuts import add_capacity_cuts
+
+        add_capacity_cuts(model)
+    model.use_start = not elastic and (len(sites) >= START_MIN_SITES if start is None else start)
     return model
 
 

@@ -119,10 +119,18 @@ def _cbc_command() -> pulp.LpSolver | None:
     return None
 
 
-def solve(prob: pulp.LpProblem, solver: str = "highs", time_limit: float | None = None) -> SolveResult:
-    """Solve to a proven optimum (relative gap 0) unless `time_limit` stops the search first."""
+def solve(
+    prob: pulp.LpProblem,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    start: dict[str, float] | None = None,
+) -> SolveResult:
+    """Solve to a proven optimum (relative gap 0) unless `time_limit` stops the search first.
+
+    `start` (variable name -> value, HiGHS only) is a MIP start: HiGHS checks it and searches from it;
+    it changes how soon the proof comes, never what is proven."""
     check_solver_available(solver)
-    result = _solve_highs(prob, time_limit) if solver == "highs" else _solve_cbc(prob, time_limit)
+    result = _solve_highs(prob, time_limit, start) if solver == "highs" else _solve_cbc(prob, time_limit)
     if result.status is SolveStatus.NO_SOLUTION and time_limit is None:
         # "Stopped at a limit with no solution" when no limit was set is a solver failure, not a time-out.
         result = SolveResult(SolveStatus.ERROR, result.solver, result.version, None, None, result.termination)
@@ -160,21 +168,56 @@ def _run_highs(h: Any, prob: pulp.LpProblem | None = None) -> None:
     while the main thread waits in short steps, where SIGINT lands at once; HiGHS is then asked to stop
     through its interrupt callbacks (checked every few milliseconds), waited for, and the
     KeyboardInterrupt re-raised. The solve itself is unchanged: same options, same thread, same result.
+
+    Inside a `progress.watch` session, HiGHS's MIP callbacks record the incumbent, bound and gap, and the
+    waiting main thread reports them; a session that keeps the best plan on Ctrl-C gets the stopped solve
+    back as it is (HiGHS says "interrupted", with its incumbent if it has one) instead of the exception.
     """
     if prob is not None:
         _check_loaded(h, prob)
     if not all(hasattr(h, name) for name in ("startSolve", "wait", "cancelSolve", "HandleUserInterrupt")):
         h.run()  # an older highspy: Ctrl-C waits for the solve
         return
+    from trnplan.optimize import progress
+
+    session = progress.current()
+    latest = _watch_mip(h) if session is not None and session.progress is not None else None
     h.HandleUserInterrupt = True
     h.startSolve()
     try:
-        while not h.wait(0.1)[0]:
-            pass
+        while not h.wait(PROGRESS_STEP_S)[0]:
+            if latest is not None and session is not None:
+                session.report(*latest)
     except KeyboardInterrupt:
         h.cancelSolve()
         h.wait()
-        raise
+        if session is None or not session.keep_best_on_interrupt:
+            raise
+        session.interrupted = True
+
+
+PROGRESS_STEP_S = 0.1
+"""How often the waiting main thread looks at the solve (and reports progress)."""
+
+
+def _watch_mip(h: Any) -> list[float | None] | None:
+    """Subscribe to HiGHS's MIP callbacks; the list returned holds [incumbent, bound, gap] as they change
+    (written by the solver's thread, read by the main thread: three floats, no lock needed)."""
+    latest: list[float | None] = [None, None, None]
+
+    def record(event: Any) -> None:
+        out = event.data_out
+        primal, dual, gap = out.mip_primal_bound, out.mip_dual_bound, out.mip_gap
+        latest[0] = primal if abs(primal) < 1e300 else None
+        latest[1] = dual if abs(dual) < 1e300 else None
+        latest[2] = gap if latest[0] is not None and 0 <= gap < 1e300 else None
+
+    try:
+        h.cbMipInterrupt.subscribe(record)
+        h.cbMipImprovingSolution.subscribe(record)
+    except (AttributeError, TypeError):  # an older highspy without the callback API: no progress
+        return None
+    return latest
 
 
 def _highs_outcome(model_status: Any, has_primal: bool) -> tuple[SolveStatus, Termination]:
@@ -204,14 +247,32 @@ def _highs_outcome(model_status: Any, has_primal: bool) -> tuple[SolveStatus, Te
     return SolveStatus.ERROR, termination
 
 
-def _solve_highs(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
+def _set_start(h: Any, prob: pulp.LpProblem, start: dict[str, float] | None) -> None:
+    """Hand HiGHS a MIP start (columns are numbered as PuLP built them: `var.index`)."""
+    if not start:
+        return
+    import numpy as np
+
+    pairs = [(v.index, start[v.name]) for v in prob.variables() if v.name in start]
+    index = np.array([i for i, _ in pairs], dtype=np.int32)
+    h.setSolution(len(pairs), index, np.array([x for _, x in pairs], dtype=float))
+
+
+def _solve_highs(
+    prob: pulp.LpProblem, time_limit: float | None, start: dict[str, float] | None = None
+) -> SolveResult:
     silence_highs_banner()
     # One thread, a fixed seed and gap 0: the same model gives the same plan on any machine.
     options: dict[str, Any] = {"msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": 0}
     if time_limit is not None:
         options["timeLimit"] = float(time_limit)
     highs = pulp.HiGHS(**options)
-    highs.callSolver = lambda lp: _run_highs(lp.solverModel, lp)
+
+    def call(lp: pulp.LpProblem) -> None:
+        _set_start(lp.solverModel, lp, start)
+        _run_highs(lp.solverModel, lp)
+
+    highs.callSolver = call
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         prob.solve(highs)

@@ -17,6 +17,7 @@ from trnplan.plan.model import (
     Alternative,
     DeploymentRow,
     Economics,
+    Inputs,
     Objective,
     Plan,
     ScaleOut,
@@ -29,6 +30,7 @@ from trnplan.solution import AlternativeSolution, Solution
 
 if TYPE_CHECKING:
     from trnplan.costs import SiteFigures
+    from trnplan.optimize.progress import Deadline
 
 MAX_PLAN_USD = 1e13
 """Largest capex or TCO a plan may state. Money is kept to the cent in binary floating point, which is
@@ -182,6 +184,7 @@ def build_plan(catalog: Catalog, solution: Solution) -> Plan:
         binding=binding_rows(constraint_rows(catalog, scenario, ev)),
         alternatives=[alternative_entry(catalog, scenario, a, value) for a in solution.alternatives],
         economics=economics(scenario),
+        inputs=Inputs.of(catalog.sources),
     )
     # Round-trip through the canonical form so the value returned is exactly what gets written.
     return plan_from_dict(plan.to_dict())
@@ -192,7 +195,7 @@ def plan_scenario(
     scenario_id: str,
     *,
     solver: str = "highs",
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     alternatives: int = 3,
 ) -> Plan:
     """Solve a scenario to proven optimality and return its plan, re-checked without PuLP.

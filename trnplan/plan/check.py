@@ -1,5 +1,6 @@
-"""Verify plans: against themselves (`self_check`, when read) and against the specs (`check_plan`, PuLP-free:
-every constraint and every stated figure, from the plan's decisions alone).
+"""Verify plans: against themselves (`self_check`, run on every plan read; it lives in
+trnplan.plan.consistency) and against the specs (`check_plan`, PuLP-free: every constraint and every stated
+figure, from the plan's decisions alone).
 
 `bom_capex_problem` is the one "BOM lines sum to capex, to the cent" check every reader relies on.
 """
@@ -11,10 +12,11 @@ from dataclasses import dataclass
 
 from trnplan.catalog import Catalog, Scenario
 from trnplan.costs import Deployment, Evaluation, evaluate, option_problems, scale_out_problems
-from trnplan.numbers import cents
+from trnplan.plan.consistency import REL_TOL, Mismatch, bom_capex_problem, self_check
 from trnplan.plan.model import BomLine, Plan, SiteSection, Totals
 
-REL_TOL = 1e-6
+__all__ = ["Mismatch", "Row", "bom_capex_problem", "check_plan", "self_check"]
+
 SCALE_OUT_FIELDS = ("switch", "tiers", "ports", "switches", "optics", "network_racks")
 
 
@@ -47,6 +49,9 @@ def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation) -> lis
         need = getattr(demand, key)
         if need is not None:
             rows.append(Row(f"demand {key}", totals.figure(key), need, unit, ">="))
+        cap = demand.cap(key)
+        if cap is not None:
+            rows.append(Row(f"demand cap {key}", totals.figure(key), cap, unit))
     for site_id in sorted(ev.sites):
         s = ev.sites[site_id]
         site = catalog.sites[site_id]
@@ -92,45 +97,6 @@ def binding_rows(rows: list[Row], threshold: float = 0.97) -> list[str]:
 
 def _close(a: float, b: float, rel: float = REL_TOL, abs_tol: float = 0.011) -> bool:
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol)
-
-
-# --- the plan against itself ---------------------------------------------------------------------
-
-
-def bom_capex_problem(bom: list[BomLine], capex_usd: float) -> str | None:
-    """'BOM lines sum to $X but capex_usd is $Y' when the lines do not add up to capex to the cent."""
-    bom_cents = sum(cents(line.extended_usd) for line in bom)
-    if bom_cents == cents(capex_usd):
-        return None
-    return f"BOM lines sum to ${bom_cents / 100:,.2f} but capex_usd is ${capex_usd:,.2f}"
-
-
-def self_check(plan: Plan) -> list[str]:
-    """What a plan states about itself that does not hold: BOM = capex to the cent, TCO = capex x
-    tco_per_capex_usd + horizon x (energy + colocation), and the per-hour figures from the TCO."""
-    totals, economics = plan.totals, plan.economics
-    problems = []
-    mismatch = bom_capex_problem(plan.bom, totals.capex_usd)
-    if mismatch:
-        problems.append(mismatch)
-    if economics is None:
-        return problems
-    years, tco = economics.horizon_years, totals.tco_usd
-    if totals.energy_usd_per_year is not None and totals.colocation_usd_per_year is not None:
-        expected = totals.capex_usd * economics.tco_per_capex_usd + years * (
-            totals.energy_usd_per_year + totals.colocation_usd_per_year
-        )
-        if abs(tco - expected) > 1.0 + 1e-9 * abs(tco):
-            problems.append(f"tco_usd is ${tco:,.2f} but capex and opex give ${expected:,.2f}")
-    hours = 8760 * years
-    for key, per in (("usd_per_pflop_hour", "fp8_pflops"), ("usd_per_chip_hour", "chips")):
-        amount = totals.figure(per)
-        if amount > 0:
-            expected = tco / (amount * hours)
-            stated = totals.figure(key)
-            if not math.isclose(stated, expected, rel_tol=1e-5, abs_tol=2e-6):
-                problems.append(f"{key} is {getattr(totals, key)} but the TCO gives {expected:.6f}")
-    return problems
 
 
 # --- the plan against the specs ------------------------------------------------------------------

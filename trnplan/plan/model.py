@@ -9,14 +9,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
 from trnplan.numbers import ECONOMICS_DIGITS, canon
 
 PLAN_FORMAT = "trnplan-plan/1"
 
+OPTIMAL_GAP = 1e-6
+"""Largest `mip_gap` a plan marked `optimal` may state (the solver reports 0 for a proven optimum)."""
+
 Count = Annotated[int, Field(ge=0)]
 Amount = Annotated[float, Field(ge=0)]
+Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
+"""A spec id (site, form, cooling, switch), as the specs allow them."""
+SolveStatusText = Literal["optimal", "feasible", "infeasible", "unbounded", "no_solution", "error"]
 
 
 class Part(BaseModel):
@@ -31,8 +37,22 @@ class SolverInfo(Part):
     name: str
     version: str
     status: str
-    mip_gap: Annotated[float, Field(ge=0)] | None
+    mip_gap: Amount | None
     dinkelbach_iterations: Count | None = None
+
+    @field_validator("status")
+    @classmethod
+    def _found_a_plan(cls, status: str) -> str:
+        if status not in ("optimal", "feasible"):  # a plan exists only when the solver found one
+            raise ValueError(f"a plan's solver status is optimal or feasible, not {status!r}")
+        return status
+
+    @field_validator("mip_gap")
+    @classmethod
+    def _proven_means_no_gap(cls, gap: float | None, info: ValidationInfo) -> float | None:
+        if info.data.get("status") == "optimal" and (gap is None or gap > OPTIMAL_GAP):
+            raise ValueError(f"a plan marked optimal has gap 0, not {gap}")
+        return gap
 
 
 class Objective(Part):
@@ -71,7 +91,7 @@ class Totals(Part):
 class ScaleOut(Part):
     """One site's scale-out fabric."""
 
-    switch: str
+    switch: Id
     tiers: Count = 0
     ports: Count = 0
     switches: Count = 0
@@ -84,9 +104,9 @@ class ScaleOut(Part):
 class DeploymentRow(Part):
     """n units of a form with a cooling and a scale-up switch at a site, with their figures."""
 
-    form: str
-    cooling: str
-    scale_up_switch: str
+    form: Id
+    cooling: Id
+    scale_up_switch: Id
     units: Annotated[int, Field(ge=1)]
     racks: Count = 0
     chips: Count = 0
@@ -110,7 +130,7 @@ class Utilization(Part):
 
 
 class SiteSection(Part):
-    cooling_used: list[str]
+    cooling_used: list[Id]
     scale_out: ScaleOut
     deployments: list[DeploymentRow]
     racks: Count = 0
@@ -126,13 +146,13 @@ class SiteSection(Part):
 class BomLine(Part):
     """One priced line: quantity x unit_usd = extended_usd, to the cent."""
 
-    site: str
+    site: Id
     category: str
     item: str
-    quantity: float
-    unit_usd: float
-    extended_usd: float
-    it_kw: float | None = None
+    quantity: Amount
+    unit_usd: Amount
+    extended_usd: Amount
+    it_kw: Amount | None = None
 
 
 class Alternative(Part):
@@ -140,7 +160,7 @@ class Alternative(Part):
 
     without: str
     choice: str
-    status: str
+    status: SolveStatusText
     tco_usd: Amount | None = None
     fp8_pflops: Amount | None = None
     objective: float | None = None
@@ -155,12 +175,28 @@ class Economics(Part):
     """The scenario's money terms, so a plan alone can attribute its TCO:
     TCO = capex x tco_per_capex_usd + horizon_years x (energy + colocation) per year."""
 
-    horizon_years: Annotated[float, Field(gt=0)]
-    cost_of_capital: Amount
+    horizon_years: Annotated[float, Field(ge=1, le=100)]
+    cost_of_capital: Annotated[float, Field(ge=0, le=1)]
     crf: Amount
-    maintenance_rate: Amount
-    utilization: Amount
+    maintenance_rate: Annotated[float, Field(ge=0, le=1)]
+    utilization: Annotated[float, Field(gt=0, le=1)]
     tco_per_capex_usd: Amount
+
+
+class Inputs(Part):
+    """What a plan was computed from besides the specs' content (which `inputs_digest` covers): the spec
+    directories in layering order (paths relative to where trnplan ran, `@catalog` for the bundled catalog)
+    and the `--set` overrides, as typed. A plan of the default specs with no overrides leaves it out."""
+
+    specs: list[str] = []
+    overrides: list[str] = []
+
+    @classmethod
+    def of(cls, sources: Any) -> Inputs | None:
+        """The part for a catalog's `Sources` (`specs`, `overrides`, `default`); None for the defaults."""
+        if sources is None or (sources.default and not sources.overrides):
+            return None
+        return cls(specs=list(sources.specs), overrides=list(sources.overrides))
 
 
 class Plan(Part):
@@ -172,11 +208,12 @@ class Plan(Part):
     solver: SolverInfo | None
     objective: Objective | None
     totals: Totals
-    sites: dict[str, SiteSection]
+    sites: dict[Id, SiteSection]
     bom: list[BomLine]
     binding: list[str] = []
     alternatives: list[Alternative] = []
     economics: Economics | None = None
+    inputs: Inputs | None = None
 
     @classmethod
     def empty(cls, scenario: str) -> Plan:

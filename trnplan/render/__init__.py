@@ -44,9 +44,11 @@ from trnplan.render.catalog import render_catalog  # noqa: E402
 from trnplan.render.diff import render_diff  # noqa: E402
 from trnplan.render.plan import render_plan, solver_line  # noqa: E402
 from trnplan.render.problems import render_problems  # noqa: E402
+from trnplan.render.tables import Trimmed  # noqa: E402
 
 __all__ = [
     "PIPE_WIDTH",
+    "Trimmed",
     "console",
     "fmt",
     "render_bom",

@@ -6,11 +6,10 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
-from rich.table import Table
 
 from trnplan.numbers import fmt
 from trnplan.plan.model import BomLine
-from trnplan.render.tables import num_col, table
+from trnplan.render.tables import Col, Grid
 
 if TYPE_CHECKING:
     from trnplan.bom import Bom
@@ -18,12 +17,14 @@ if TYPE_CHECKING:
 
 def render_bom(bom: Bom) -> RenderableType:
     """BOM lines grouped by site and category, with a subtotal per site and the total (= plan capex)."""
-    t = table(f"Bill of materials: {bom.scenario}")
-    t.add_column("site")
-    t.add_column("category")
-    t.add_column("item")
-    for h in ("quantity", "unit", "extended", "share", "IT kW"):
-        num_col(t, h)
+    t = Grid(
+        f"Bill of materials: {bom.scenario}",
+        [Col("site"), Col("category"), Col("item", wrap=True, min_width=24)]
+        + [Col(h, right=True) for h in ("quantity", "unit", "extended", "share", "IT kW")],
+        keys=3,
+        stack=[(0, 1), (2,), (3, 4), (5, 6), (7,)],
+        caption=f"plan capex {fmt(bom.capex_usd, 'usd')}",
+    )
     by_site: dict[str, list[BomLine]] = defaultdict(list)
     for line in bom.lines:
         by_site[line.site].append(line)
@@ -31,11 +32,10 @@ def render_bom(bom: Bom) -> RenderableType:
         _add_site(t, bom, site, by_site[site])
     t.add_row("total", "", "", "", "", fmt(bom.total_usd, "usd"), "100%" if bom.total_usd else "", "",
               style="bold")
-    t.caption = f"plan capex {fmt(bom.capex_usd, 'usd')}"
     return t
 
 
-def _add_site(t: Table, bom: Bom, site: str, site_lines: list[BomLine]) -> None:
+def _add_site(t: Grid, bom: Bom, site: str, site_lines: list[BomLine]) -> None:
     """A site's lines by category and item (site and category named once), then its subtotal."""
     capex = bom.capex_usd
     lines = sorted(site_lines, key=lambda ln: (ln.category, ln.item))

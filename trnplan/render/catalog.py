@@ -5,15 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import RenderableType
-from rich.table import Table
 
 from trnplan.catalog import DERIVED, Catalog, Scenario
 from trnplan.numbers import fmt
-from trnplan.render.tables import num_col, table
+from trnplan.render.tables import Col, Grid
 
 ESTIMATE_MARK = "*"
 ESTIMATE_NOTE = "* estimate, not a published figure (the entity lists it under `estimates`)"
-
 
 
 def _estimated(entity: Any, *fields: str) -> bool:
@@ -49,13 +47,14 @@ def render_catalog(kind: str, catalog: Catalog) -> RenderableType:
     return table
 
 
-def _chips_table(catalog: Catalog, chips: dict[str, Any], mark: _Marks) -> Table:
-    t = table()
-    t.add_column("chip")
-    t.add_column("name, vendor", min_width=18, ratio=1)
-    for h in ("TDP W", "FP8 TF", "BF16 TF", "HBM GB", "HBM TB/s", "scale-up TB/s", "out Gb/s", "price $"):
-        num_col(t, h)
-    t.add_column("from")
+def _chips_table(catalog: Catalog, chips: dict[str, Any], mark: _Marks) -> Grid:
+    numbers = ("TDP W", "FP8 TF", "BF16 TF", "HBM GB", "HBM TB/s", "scale-up TB/s", "out Gb/s", "price $")
+    t = Grid(
+        None,
+        [Col("chip"), Col("name, vendor", wrap=True, min_width=12)]
+        + [Col(h, right=True) for h in numbers] + [Col("from")],
+        stack=[(0, 1), (2, 9), (3, 4), (5, 6), (7, 8), (10,)],
+    )
     for cid, c in sorted(chips.items()):
         d = DERIVED["chips"](c, catalog)
         h = c.hbm
@@ -79,14 +78,14 @@ def _chips_table(catalog: Catalog, chips: dict[str, Any], mark: _Marks) -> Table
     return t
 
 
-def _forms_table(catalog: Catalog, forms: dict[str, Any], mark: _Marks) -> Table:
+def _forms_table(catalog: Catalog, forms: dict[str, Any], mark: _Marks) -> Grid:
     """The Rosetta stone: brand name, codename and topology name together, with the rack figures."""
-    t = table()
-    t.add_column("form")
-    t.add_column("brand name\ncodename\ntopology", min_width=12)
-    t.add_column("chip\nchips/rack x racks\ndomain (FP8)", min_width=12)
-    t.add_column("cooling", min_width=7)
-    t.add_column("scale-up switch:\nrack IT kW", min_width=14)
+    t = Grid(
+        None,
+        [Col("form"), Col("brand name\ncodename\ntopology", wrap=True, min_width=12),
+         Col("chip\nchips/rack x racks\ndomain (FP8)"), Col("cooling"), Col("scale-up switch:\nrack IT kW")],
+        stack=[(0, 1), (2, 3), (4,)],
+    )
     for fid, f in sorted(forms.items()):
         d = DERIVED["forms"](f, catalog)
         chip = catalog.chips.get(f.chip)
@@ -113,17 +112,14 @@ def _forms_table(catalog: Catalog, forms: dict[str, Any], mark: _Marks) -> Table
     return t
 
 
-def _switches_table(catalog: Catalog, switches: dict[str, Any], mark: _Marks) -> Table:
-    t = table()
-    t.add_column("switch")
-    t.add_column("name")
-    t.add_column("role")
-    t.add_column("protocol")
-    num_col(t, "size")
-    num_col(t, "power")
-    num_col(t, "unit price")
-    num_col(t, "optic")
-    t.add_column("from")
+def _switches_table(catalog: Catalog, switches: dict[str, Any], mark: _Marks) -> Grid:
+    t = Grid(
+        None,
+        [Col("switch"), Col("name", wrap=True, min_width=16), Col("role"), Col("protocol"),
+         Col("size", right=True, wrap=True), Col("power", right=True), Col("unit price", right=True),
+         Col("optic", right=True), Col("from")],
+        stack=[(0, 1), (2, 3), (4,), (5, 6), (7, 8)],
+    )
     for sid, s in sorted(switches.items()):
         if s.role == "scale_out":
             size = mark(f"{fmt((s.bandwidth_gbps or 0) / 1000, 'Tb/s')}, {s.radix} x {fmt(s.port_gbps)}G, "
@@ -148,13 +144,13 @@ def _switches_table(catalog: Catalog, switches: dict[str, Any], mark: _Marks) ->
     return t
 
 
-def _cooling_table(catalog: Catalog, cooling: dict[str, Any], mark: _Marks) -> Table:
-    t = table()
-    t.add_column("cooling")
-    t.add_column("name")
-    num_col(t, "max rack")
-    num_col(t, "PUE")
-    num_col(t, "capex per kW")
+def _cooling_table(catalog: Catalog, cooling: dict[str, Any], mark: _Marks) -> Grid:
+    t = Grid(
+        None,
+        [Col("cooling"), Col("name", wrap=True, min_width=16)]
+        + [Col(h, right=True) for h in ("max rack", "PUE", "capex per kW")],
+        stack=[(0, 1), (2, 3), (4,)],
+    )
     for cid, c in sorted(cooling.items()):
         t.add_row(
             cid,
@@ -166,18 +162,15 @@ def _cooling_table(catalog: Catalog, cooling: dict[str, Any], mark: _Marks) -> T
     return t
 
 
-def _sites_table(catalog: Catalog, sites: dict[str, Any], mark: _Marks) -> Table:
-    t = table()
-    t.add_column("site")
-    t.add_column("name")
-    t.add_column("location")
-    num_col(t, "IT power")
-    num_col(t, "grid")
-    num_col(t, "positions")
-    t.add_column("cooling")
-    num_col(t, "max rack")
-    num_col(t, "$/kWh")
-    num_col(t, "colo $/kW-mo")
+def _sites_table(catalog: Catalog, sites: dict[str, Any], mark: _Marks) -> Grid:
+    t = Grid(
+        None,
+        [Col("site"), Col("name", wrap=True, min_width=12), Col("location", wrap=True, min_width=12),
+         Col("IT power", right=True), Col("grid", right=True), Col("positions", right=True),
+         Col("cooling", wrap=True), Col("max rack", right=True), Col("$/kWh", right=True),
+         Col("colo $/kW-mo", right=True)],
+        stack=[(0, 1, 2), (3, 4), (5, 7), (6,), (8, 9)],
+    )
     for sid, s in sorted(sites.items()):
         cooling = [
             mark(f"{q} (+{fmt(s.cooling_fixed_usd[q], 'usd')})", _estimated(s, "cooling_fixed_usd"))
@@ -200,16 +193,15 @@ def _sites_table(catalog: Catalog, sites: dict[str, Any], mark: _Marks) -> Table
     return t
 
 
-def _scenarios_table(catalog: Catalog, scenarios: dict[str, Any], mark: _Marks) -> Table:
-    t = table()
-    t.add_column("scenario")
-    t.add_column("sites")
-    t.add_column("chips / forms")
-    t.add_column("demand")
-    t.add_column("objective")
-    num_col(t, "min domain")
-    t.add_column("as of")
-    t.add_column("money")
+def _scenarios_table(catalog: Catalog, scenarios: dict[str, Any], mark: _Marks) -> Grid:
+    t = Grid(
+        None,
+        [Col("scenario"), Col("sites", wrap=True, min_width=10),
+         Col("chips / forms", wrap=True, min_width=14),
+         Col("demand", wrap=True), Col("objective", wrap=True), Col("min domain", right=True),
+         Col("as of"), Col("money", wrap=True, min_width=12)],
+        stack=[(0, 1), (2,), (3, 4), (5, 6), (7,)],
+    )
     for sid, s in sorted(scenarios.items()):
         money = (f"{s.horizon_years} y @ {fmt(s.cost_of_capital, 'pct')}, util {fmt(s.utilization, 'pct')}, "
                  f"maint {fmt(s.maintenance_rate, 'pct')}/y")

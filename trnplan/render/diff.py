@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from trnplan.numbers import fmt
-from trnplan.render.tables import num_col, spaced, table
+from trnplan.render.tables import Col, Grid, spaced
 
 if TYPE_CHECKING:
     from trnplan.diff import PlanDiff
@@ -44,9 +43,13 @@ def _field(name: str, value: Any) -> str:
 
 
 def render_diff(d: PlanDiff) -> RenderableType:
-    """Summary first, then choices, deployments (+ added, - removed, ~ changed), BOM, attribution and
-    provenance (both digests and solvers)."""
+    """Summary first, then what input changed, choices, deployments (+ added, - removed, ~ changed), BOM,
+    attribution and provenance (both digests and solvers). Two identical plans are one line."""
+    if not d.different and not d.notes and not d.inputs:
+        return _verdict(d)
     parts: list[RenderableType] = [_verdict(d), _summary(d)]
+    if d.inputs:
+        parts.append(_inputs(d))
     if d.choices:
         parts.append(_choices(d))
     if d.deployments:
@@ -62,45 +65,47 @@ def render_diff(d: PlanDiff) -> RenderableType:
 def _verdict(d: PlanDiff) -> Text:
     head = Text()
     head.append(f"{d.base_label} -> {d.head_label}: ", style="bold")
-    head.append("plans differ" if d.different else "no differences",
+    head.append("plans differ" if d.different else "no changes",
                 style="bold yellow" if d.different else "bold green")
     for note in d.notes:
         head.append(f"\nnote: {note}")
     return head
 
 
-def _summary(d: PlanDiff) -> Table:
+def _summary(d: PlanDiff) -> Grid:
     from trnplan.diff import metric_label
 
-    summary = table("Summary")
-    summary.add_column("metric")
-    for h in ("base", "head", "change", "%"):
-        num_col(summary, h)
+    summary = Grid("Summary", [Col("metric")] + [Col(h, right=True) for h in ("base", "head", "change", "%")],
+                   stack=[(0,), (1, 2), (3, 4)])
     for m in d.summary:
         pct = fmt(m.pct / 100, "pct", signed=True) if m.pct is not None else "-"
         delta = _metric(m.delta, m.unit, signed=True)
         summary.add_row(metric_label(m.metric), _metric(m.old, m.unit), _metric(m.new, m.unit), delta,
-                        pct, style=None if m.delta else "dim")
+                        pct, style="" if m.delta else "dim")
     return summary
 
 
-def _choices(d: PlanDiff) -> Table:
-    c = table("Choices")
-    c.add_column("site")
-    c.add_column("choice")
-    c.add_column("base")
-    c.add_column("head")
+def _inputs(d: PlanDiff) -> Grid:
+    t = Grid("Inputs", [Col("input"), Col("base", wrap=True), Col("head", wrap=True)], stack=[(0,), (1, 2)],
+             caption="what the plans were computed from: spec directories and --set overrides")
+    for change in d.inputs:
+        t.add_row(change.name, "-" if change.old is None else change.old,
+                  "-" if change.new is None else change.new)
+    return t
+
+
+def _choices(d: PlanDiff) -> Grid:
+    c = Grid("Choices", [Col("site"), Col("choice"), Col("base", wrap=True), Col("head", wrap=True)], keys=2,
+             stack=[(0, 1), (2, 3)])
     for ch in d.choices:
         c.add_row(ch.site, ch.field, "-" if ch.old is None else ch.old, "-" if ch.new is None else ch.new)
     return c
 
 
-def _deployments(d: PlanDiff) -> Table:
-    t = table("Deployments")
-    t.add_column("", no_wrap=True, min_width=1)
-    t.add_column("site")
-    t.add_column("form/cooling/scale-up")
-    t.add_column("base -> head")
+def _deployments(d: PlanDiff) -> Grid:
+    t = Grid("Deployments", [Col(""), Col("site"), Col("form/cooling/scale-up"),
+                             Col("base -> head", wrap=True, min_width=30)],
+             keys=3, stack=[(0,), (1, 2), (3,)], caption="+ added, - removed, ~ changed")
     for dep in d.deployments:
         changes = []
         for name, (old, new) in dep.fields.items():
@@ -112,18 +117,13 @@ def _deployments(d: PlanDiff) -> Table:
                 changes.append(f"{name} {_field(name, old)} -> {_field(name, new)}")
         sign = Text(dep.sign, style=SIGN_STYLE.get(dep.sign, ""))
         t.add_row(sign, dep.site, dep.key, ", ".join(changes))
-    t.caption = "+ added, - removed, ~ changed"
     return t
 
 
-def _bom(d: PlanDiff) -> Table:
-    b = table("BOM lines")
-    b.add_column("", no_wrap=True, min_width=1)
-    b.add_column("site")
-    b.add_column("category")
-    b.add_column("item")
-    for h in ("qty base", "qty head", "base", "head", "change"):
-        num_col(b, h)
+def _bom(d: PlanDiff) -> Grid:
+    b = Grid("BOM lines", [Col(""), Col("site"), Col("category"), Col("item", wrap=True, min_width=24)]
+             + [Col(h, right=True) for h in ("qty base", "qty head", "base", "head", "change")],
+             keys=4, stack=[(0,), (1, 2), (3,), (4, 5), (6, 7), (8,)])
     for line in d.bom:
         b.add_row(
             Text(line.sign, style=SIGN_STYLE.get(line.sign, "")), line.site, line.category, line.item,
@@ -133,24 +133,28 @@ def _bom(d: PlanDiff) -> Table:
     return b
 
 
-def _attribution(d: PlanDiff) -> Table:
-    a = table("TCO change by category")
-    a.add_column("category")
-    for h in ("base", "head", "change"):
-        num_col(a, h)
+def _attribution(d: PlanDiff) -> Grid:
+    a = Grid("TCO change by category",
+             [Col("category")] + [Col(h, right=True) for h in ("base", "head", "change")],
+             caption=ATTRIBUTION_NOTE, stack=[(0,), (1, 2), (3,)])
     for cat in d.attribution:
         a.add_row(cat.category, fmt(cat.old_usd, "usd"), fmt(cat.new_usd, "usd"),
-                  fmt(cat.delta_usd, "usd", signed=True), style=None if cat.delta_usd else "dim")
-    a.caption = ATTRIBUTION_NOTE
+                  fmt(cat.delta_usd, "usd", signed=True), style="" if cat.delta_usd else "dim")
     return a
 
 
-def _provenance(d: PlanDiff) -> Table:
-    prov = table("Provenance")
-    prov.add_column("", style="bold")
-    prov.add_column("plan")
-    prov.add_column("inputs digest", overflow="fold")
-    prov.add_column("solver")
-    prov.add_row("base", d.base_label, d.base_digest or "-", d.base_solver or "-")
-    prov.add_row("head", d.head_label, d.head_digest or "-", d.head_solver or "-")
+DIGEST_HEX = 16
+"""Hex digits of an inputs digest a terminal shows (enough to tell two apart; JSON has all 64)."""
+
+
+def _digest(digest: str) -> str:
+    algo, _, hexpart = digest.partition(":")
+    return f"{algo}:{hexpart[:DIGEST_HEX]}" if hexpart else (digest or "-")
+
+
+def _provenance(d: PlanDiff) -> Grid:
+    prov = Grid("Provenance", [Col("", style="bold"), Col("plan", wrap=True), Col("inputs digest"),
+                               Col("solver", wrap=True)], stack=[(0,), (1, 2, 3)])
+    prov.add_row("base", d.base_label, _digest(d.base_digest), d.base_solver or "-")
+    prov.add_row("head", d.head_label, _digest(d.head_digest), d.head_solver or "-")
     return prov

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from trnplan.numbers import fmt
 from trnplan.plan.model import Objective, Plan
-from trnplan.render.tables import num_col, spaced, table
+from trnplan.render.tables import Col, Grid, spaced
 
 OPEX_PARTS = (
     ("energy_usd_per_year", "energy per year"),
@@ -32,8 +31,7 @@ def render_plan(plan: Plan) -> RenderableType:
     """A plan as tables: headline, deployments, scale-out fabric, power and cost, binding, alternatives."""
     parts: list[RenderableType] = [_headline(plan), _deployments(plan), _fabric(plan), _costs(plan)]
     if plan.binding:
-        b = table("What binds")
-        b.add_column("constraint at or near its limit")
+        b = Grid("What binds", [Col("constraint at or near its limit", wrap=True)])
         for line in plan.binding:
             b.add_row(line)
         parts.append(b)
@@ -46,7 +44,7 @@ def _horizon_years(plan: Plan) -> float | None:
     return plan.economics.horizon_years if plan.economics is not None else None
 
 
-def _headline(plan: Plan) -> Table:
+def _headline(plan: Plan) -> Grid:
     t = plan.totals
     status = plan.solver.status if plan.solver is not None else "?"
     rows = [
@@ -65,10 +63,8 @@ def _headline(plan: Plan) -> Table:
         ("per chip-hour", fmt(t.usd_per_chip_hour, "usd")),
         ("solver", solver_line(plan)),
     ]
-    headline = table(f"Plan for {plan.scenario}")
-    headline.add_column("", style="bold", no_wrap=True, min_width=1)
-    headline.add_column("")
-    headline.show_header = False
+    headline = Grid(f"Plan for {plan.scenario}", [Col("", style="bold"), Col("", wrap=True)],
+                    show_header=False)
     for key, value in rows:
         style = "bold yellow" if key == "solver" and status != "optimal" else None
         headline.add_row(key, Text(value, style=style or ""))
@@ -90,12 +86,14 @@ def _objective_text(objective: Objective | None) -> str:
     return f"{objective.kind} = {fmt(objective.value)} {objective.unit}".rstrip()
 
 
-def _deployments(plan: Plan) -> Table:
-    t = table("Deployments")
-    for h in ("site", "form", "cooling", "scale-up"):
-        t.add_column(h)
-    for h in ("units", "racks", "chips", "domains", "FP8", "IT power", "capex"):
-        num_col(t, h)
+def _deployments(plan: Plan) -> Grid:
+    t = Grid(
+        "Deployments",
+        [Col(h) for h in ("site", "form", "cooling", "scale-up")]
+        + [Col(h, right=True) for h in ("units", "racks", "chips", "domains", "FP8", "IT power", "capex")],
+        keys=4,
+        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10,)],
+    )
     for site_id, s in sorted(plan.sites.items()):
         for d in s.deployments:
             t.add_row(
@@ -107,13 +105,16 @@ def _deployments(plan: Plan) -> Table:
     return t
 
 
-def _fabric(plan: Plan) -> Table:
-    t = table("Scale-out fabric and site use")
-    t.add_column("site")
-    t.add_column("switch")
-    for h in ("tiers", "ports", "switches", "optics", "net racks", "net power", "capex",
-              "IT power", "positions", "grid"):
-        num_col(t, h)
+def _fabric(plan: Plan) -> Grid:
+    headers = ("tiers", "ports", "switches", "optics", "net racks", "net power", "capex",
+               "IT power", "positions", "grid")
+    t = Grid(
+        "Scale-out fabric and site use",
+        [Col("site"), Col("switch")] + [Col(h, right=True) for h in headers],
+        keys=2,
+        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8,), (9, 10, 11)],
+        caption="IT power, positions and grid: share of each site's limit the plan uses",
+    )
     for site_id, s in sorted(plan.sites.items()):
         f = s.scale_out
         u = s.utilization
@@ -125,16 +126,12 @@ def _fabric(plan: Plan) -> Table:
             fmt(u.it_power if u else None, "pct"), fmt(u.rack_positions if u else None, "pct"),
             fmt(u.grid_power if u else None, "pct"),
         )
-    t.caption = "IT power, positions and grid: share of each site's limit the plan uses"
     return t
 
 
-def _costs(plan: Plan) -> Table:
+def _costs(plan: Plan) -> Grid:
     """Capex by BOM category, then the yearly costs, then TCO."""
-    t = table("Power and cost")
-    t.add_column("", no_wrap=True, min_width=1)
-    num_col(t, "amount")
-    num_col(t, "share")
+    t = Grid("Power and cost", [Col(""), Col("amount", right=True), Col("share", right=True)])
     totals = plan.totals
     capex = totals.capex_usd
     by_category: dict[str, float] = defaultdict(float)
@@ -155,23 +152,28 @@ def _costs(plan: Plan) -> Table:
     return t
 
 
-def _alternatives(plan: Plan) -> Table:
-    t = table("Alternatives: the best plan without each choice made")
-    num_col(t, "#")
-    t.add_column("without")
-    t.add_column("choice")
-    num_col(t, "TCO")
-    num_col(t, "FP8")
-    num_col(t, "vs plan")
+RATIO_HEADER = "PF per $M"
+"""The max_perf_per_tco objective in the alternatives table: FP8 PFLOPs per million USD of TCO."""
+
+
+def _alternatives(plan: Plan) -> Grid:
+    """The alternatives, ranked; for max_perf_per_tco with the ratio they are ranked by (beside TCO, FP8)."""
+    ratio = plan.objective is not None and plan.objective.kind == "max_perf_per_tco"
+    figures = ["TCO", "FP8"] + ([RATIO_HEADER] if ratio else []) + ["vs plan"]
+    t = Grid(
+        "Alternatives: the best plan without each choice made",
+        [Col("#", right=True), Col("without", wrap=True), Col("choice", wrap=True, min_width=40)]
+        + [Col(h, right=True) for h in figures],
+        keys=2,
+        stack=[(0,), (1, 2), tuple(range(3, 3 + len(figures)))],
+        caption="vs plan: change in the scenario's objective"
+        + (f"; {RATIO_HEADER}: FP8 PFLOPs per million USD of TCO, the ratio optimised" if ratio else ""),
+    )
     for i, alt in enumerate(plan.alternatives, 1):
         feasible = alt.feasible
-        t.add_row(
-            str(i),
-            alt.without,
-            alt.choice.replace("; ", "\n"),  # one line per site
-            fmt(alt.tco_usd, "usd") if feasible else "-",
-            fmt(alt.fp8_pflops, "pflops") if feasible else "-",
-            fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True) if feasible else "infeasible",
-        )
-    t.caption = "vs plan: change in the scenario's objective"
+        cells = [fmt(alt.tco_usd, "usd"), fmt(alt.fp8_pflops, "pflops")] if feasible else ["-", "-"]
+        if ratio:
+            cells.append(f"{alt.objective:,.3f}" if feasible and alt.objective is not None else "-")
+        cells.append(fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True) if feasible else "infeasible")
+        t.add_row(str(i), alt.without, alt.choice.replace("; ", "\n"), *cells)  # a line per site
     return t

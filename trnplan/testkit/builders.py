@@ -10,7 +10,7 @@ from trnplan.catalog import KINDS, MODELS, Catalog
 
 def catalog_from_dict(data: dict[str, dict[str, Any]]) -> Catalog:
     """Validate each entity with its model (no files, no cross-reference checks)."""
-    kinds: dict[str, dict[Any, Any]] = {
+    kinds: dict[str, Any] = {
         kind: {k: MODELS[kind].model_validate(v) for k, v in sorted(data.get(kind, {}).items())}
         for kind in KINDS
     }

@@ -105,12 +105,19 @@ def _add_up(combo: tuple[Candidate, ...]) -> Candidate:
 
 
 def _meets_demand(scenario: Scenario, total: Candidate) -> bool:
+    """Every demand given, and no more than `demand.at_most` of each."""
     demand = scenario.demand
     if demand.chips is not None and total.chips < demand.chips:
         return False
     if demand.fp8_pflops is not None and total.fp8_pflops < demand.fp8_pflops * (1 - 1e-9):
         return False
-    return demand.hbm_tb is None or total.hbm_tb >= demand.hbm_tb * (1 - 1e-9)
+    if demand.hbm_tb is not None and total.hbm_tb < demand.hbm_tb * (1 - 1e-9):
+        return False
+    for key in ("chips", "fp8_pflops", "hbm_tb"):
+        cap = demand.cap(key)
+        if cap is not None and getattr(total, key) > cap * (1 + 1e-9):
+            return False
+    return True
 
 
 def _within_limits(scenario: Scenario, total: Candidate) -> bool:

@@ -1,0 +1,173 @@
+"""Issue 17: time to a proof at portfolio scale, the first version's model against today's, side by side.
+
+    python bench/scale.py                                   # 10,25,50,100,200 sites, seeds 0,1
+    python bench/scale.py --sizes 10,25 --seeds 0 --old-limit 60
+
+For each size and seed, in fresh processes one after the other on the same generated portfolio
+(trnplan/testkit/portfolio.py): the first version's model (`build_model(cuts=False, start=False)`) and
+today's (capacity cuts, MIP start with reduced-cost fixings), each to a proof at gap 0 or its time limit.
+Reports seconds to proof, the ratio old / new (a lower bound where the old model hit its limit), model
+sizes, whether both found the same decisions and TCO to the cent, and the growth exponent of today's
+time in sites (least squares on log-log over the proven sizes). Merges its results into
+bench/results.json under "scale". Timings are never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+TARGETS = {50: 10.0, 100: 30.0, 200: 60.0}
+
+
+def worker(sites: int, seed: int, variant: str, limit: float) -> dict[str, Any]:
+    from trnplan.costs import evaluate
+    from trnplan.load import load_specs
+    from trnplan.optimize import build_model, solve_objective
+    from trnplan.testkit.portfolio import write_portfolio
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario_id = write_portfolio(sites, Path(tmp), seed)
+        catalog = load_specs([tmp])
+    t = time.perf_counter()
+    old = variant == "old"
+    model = build_model(catalog, scenario_id, cuts=not old, start=False if old else None)
+    build_s = time.perf_counter() - t
+    result, decisions, _ = solve_objective(model, "highs", limit)
+    total = time.perf_counter() - t
+    out: dict[str, Any] = {
+        "sites": sites,
+        "seed": seed,
+        "variant": variant,
+        "seconds": total,
+        "build_s": build_s,
+        "status": result.status.value,
+        "gap": result.mip_gap,
+        "variables": len(model.prob.variables()),
+        "rows": len(model.prob.constraints()),
+        "integers": sum(1 for v in model.prob.variables() if v.cat == "Integer"),
+    }
+    if decisions is not None:
+        scenario = catalog.scenarios[scenario_id]
+        tco = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out)).totals.tco_usd
+        out["tco_usd"] = round(tco, 2)
+        out["decisions"] = hashlib.sha256(repr(decisions).encode()).hexdigest()[:16]
+    return out
+
+
+def run(sites: int, seed: int, variant: str, limit: float) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--worker", f"{sites},{seed},{variant},{limit}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {
+            "sites": sites,
+            "seed": seed,
+            "variant": variant,
+            "status": "crashed",
+            "error": proc.stderr[-300:],
+        }
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def exponent(points: list[tuple[int, float]]) -> float | None:
+    """Least-squares slope of log(seconds) on log(sites)."""
+    if len({n for n, _ in points}) < 2:
+        return None
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(max(s, 1e-3)) for _, s in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = (
+        "| sites | seed | vars / rows / int (new) | old s | old status | new s | new status | old / new "
+        "| same plan & TCO | target |\n|---:|---:|---|---:|---|---:|---|---:|---|---|\n"
+    )
+    lines = []
+    for r in rows:
+        old, new = r["old"], r["new"]
+        ratio = old.get("seconds", 0) / max(new.get("seconds", 1e-9), 1e-9)
+        prefix = ">= " if old["status"] != "optimal" else ""
+        same = "-" if old["status"] != "optimal" else ("yes" if r["same"] else "**NO**")
+        target = TARGETS.get(r["sites"])
+        met = "-"
+        if target is not None:
+            proven = new["status"] == "optimal"
+            met = f"< {target:g} s: " + (
+                "met"
+                if proven and new["seconds"] < target
+                else f"**missed** by {new['seconds'] - target:.1f} s"
+            )
+        size = f"{new.get('variables')} / {new.get('rows')} / {new.get('integers')}"
+        old_s, new_s = old.get("seconds", float("nan")), new.get("seconds", float("nan"))
+        lines.append(
+            f"| {r['sites']} | {r['seed']} | {size} | {old_s:.2f} | {old['status']} | {new_s:.2f} "
+            f"| {new['status']} | {prefix}{ratio:.1f}x | {same} | {met} |"
+        )
+    return head + "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default="10,25,50,100,200")
+    p.add_argument("--seeds", default="0,1")
+    p.add_argument("--old-limit", type=float, default=60.0, help="seconds for the first version's model")
+    p.add_argument("--new-limit", type=float, default=300.0, help="seconds for today's model")
+    p.add_argument("--old-max-sites", type=int, default=200, help="skip the old model above this size")
+    p.add_argument("--out", default=str(BENCH / "results.json"))
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.worker:
+        sites, seed, variant, limit = args.worker.split(",")
+        print(json.dumps(worker(int(sites), int(seed), variant, float(limit))))
+        return
+    rows = []
+    started = time.perf_counter()
+    load = os.getloadavg()
+    for n in [int(s) for s in args.sizes.split(",")]:
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            old = (
+                run(n, seed, "old", args.old_limit)
+                if n <= args.old_max_sites
+                else {"status": "not run", "seconds": float("nan")}
+            )
+            new = run(n, seed, "new", args.new_limit)
+            same = old.get("decisions") == new.get("decisions") and old.get("tco_usd") == new.get("tco_usd")
+            rows.append({"sites": n, "seed": seed, "old": old, "new": new, "same": same})
+            print(
+                f"{n} sites seed {seed}: old {old.get('seconds', 0):.1f} s {old['status']}, "
+                f"new {new.get('seconds', 0):.1f} s {new['status']}",
+                file=sys.stderr,
+                flush=True,
+            )
+    proven = [(r["sites"], r["new"]["seconds"]) for r in rows if r["new"]["status"] == "optimal"]
+    res = {
+        "rows": rows,
+        "exponent_new": exponent(proven),
+        "loadavg_start": load,
+        "loadavg_end": os.getloadavg(),
+        "bench_s": time.perf_counter() - started,
+        "command": "python bench/scale.py " + " ".join(sys.argv[1:]),
+    }
+    print(table(rows))
+    print(f"growth exponent of today's time in sites (proven sizes): {res['exponent_new']}")
+    if args.out != "-":
+        path = Path(args.out)
+        data = json.loads(path.read_text()) if path.exists() else {}
+        data["scale"] = res
+        path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()

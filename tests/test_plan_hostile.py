@@ -1,0 +1,449 @@
+"""Hostile plan files: bad numbers, duplicate keys, hand edits and hostile paths are refused with exit 3 and
+`FILE:LINE:COL` of the key at fault, by `bom`, `diff` (either side) and `optimize --check`; never a
+traceback, never a hang, never "internal error".
+
+The seeds are the committed plans/trn3-100k.yaml (three sites, alternatives, economics; library level)
+and a plan of the builders' tiny world solved once (through the real commands, where `optimize --check`
+needs specs). Each edit is made to the file's text at the line of one key, found with yamlsafe's marks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from trnplan.cli import app
+from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError
+from trnplan.plan.file import PlanError, PlanNotFoundError, parse_plan, read_plan
+from trnplan.testkit.builders import base_specs
+from trnplan.yamlsafe import KeyPath, dotted, parse_yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SHIPPED = (REPO / "plans" / "trn3-100k.yaml").read_text(encoding="utf-8")
+ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
+
+
+def mark(text: str, path: KeyPath) -> tuple[int, int]:
+    return parse_yaml(text).marks[path]
+
+
+def set_value(text: str, path: KeyPath, value: str) -> str:
+    """`text` with the value of the key at `path` (a block mapping entry, value on its line) replaced."""
+    line, col = mark(text, path)
+    lines = text.split("\n")
+    lines[line - 1] = lines[line - 1][: col - 1] + f"{path[-1]}: {value}"
+    return "\n".join(lines)
+
+
+def refusal(text: str, source: str = "p.yaml") -> list[str]:
+    with pytest.raises(PlanError) as info:
+        parse_plan(text, source)
+    return str(info.value).split("\n")
+
+
+def assert_located(text: str, path: KeyPath, edited: str, words: str) -> None:
+    """Reading `edited` is refused, its first problem on the line of `path` in `text`, saying `words`."""
+    line, _ = mark(text, path)
+    first = refusal(edited)[0]
+    assert re.match(rf"p\.yaml:{line}:\d+: ", first), (first, line)
+    assert words in first, first
+
+
+# --- bad numbers and types ------------------------------------------------------------------------------
+
+FIELDS: list[KeyPath] = [
+    ("totals", "capex_usd"),
+    ("totals", "chips"),
+    ("totals", "it_power_kw"),
+    ("totals", "tco_usd"),
+    ("sites", "iad-air", "capex_usd"),
+    ("sites", "ind-new", "scale_out", "switches"),
+    ("economics", "horizon_years"),
+    ("economics", "crf"),
+    ("objective", "value"),
+    ("solver", "mip_gap"),
+]
+BAD_VALUES = [
+    ".inf",
+    "-.inf",
+    ".nan",
+    "null",
+    "1e400",
+    "1.0e+300",
+    "1.7e+308",
+    "-5",
+    "lots",
+    "true",
+    "[1]",
+    "{a: 1}",
+]
+
+
+@pytest.mark.parametrize("value", BAD_VALUES)
+@pytest.mark.parametrize("path", FIELDS, ids=dotted)
+def test_a_bad_number_is_refused_at_its_line(path: KeyPath, value: str) -> None:
+    assert_located(SHIPPED, path, set_value(SHIPPED, path, value), dotted(path))
+
+
+@pytest.mark.parametrize("value", ["-5", "0", "1.5", "'78'", "99999999999999999999999"])
+def test_deployment_units_must_be_a_whole_number_of_at_least_one(value: str) -> None:
+    path = ("sites", "iad-air", "deployments", 0, "units")
+    assert_located(SHIPPED, path, set_value(SHIPPED, path, value), "units")
+
+
+@pytest.mark.parametrize("value", ["-5", ".nan", "lots", "1.0e+300"])
+@pytest.mark.parametrize("key", ["quantity", "unit_usd", "extended_usd"])
+def test_a_bad_bom_figure_is_refused_at_its_line(key: str, value: str) -> None:
+    path = ("bom", 0, key)
+    assert_located(SHIPPED, path, set_value(SHIPPED, path, value), f"bom.0.{key}")
+
+
+def test_an_optimal_plan_with_a_gap_is_refused_and_a_feasible_one_read() -> None:
+    """`status: optimal` claims a proof; a gap says there is none. A feasible plan may have any gap."""
+    edited = set_value(SHIPPED, ("solver", "mip_gap"), "0.5")
+    assert_located(SHIPPED, ("solver", "mip_gap"), edited, "a plan marked optimal has gap 0, not 0.5")
+    feasible = set_value(edited, ("solver", "status"), "feasible")
+    assert parse_plan(feasible).status == "feasible"
+    assert_located(
+        SHIPPED, ("solver", "status"), set_value(SHIPPED, ("solver", "status"), "proven"), "status"
+    )
+
+
+@pytest.mark.parametrize("years", ["0", "-1", "0.5", "101"])
+def test_an_impossible_horizon_is_refused(years: str) -> None:
+    path = ("economics", "horizon_years")
+    assert_located(SHIPPED, path, set_value(SHIPPED, path, years), "economics.horizon_years")
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("sites", "iad-air", "deployments", 0, "form"), "'[red]x[/]'"),
+        (("sites", "iad-air", "scale_out", "switch"), "TH4"),
+        (("bom", 0, "site"), "'iad air'"),
+    ],
+)
+def test_ids_in_a_plan_are_spec_ids(path: KeyPath, value: str) -> None:
+    assert_located(SHIPPED, path, set_value(SHIPPED, path, value), dotted(path))
+
+
+def test_an_unknown_key_is_refused_at_its_line() -> None:
+    edited = SHIPPED.replace("totals:\n", "totals:\n  chips_bonus: 5\n")
+    line = SHIPPED.split("\n").index("totals:") + 2
+    first = refusal(edited)[0]
+    assert first.startswith(
+        f"p.yaml:{line}:3: malformed or truncated plan file: totals.chips_bonus: unknown key"
+    )
+
+
+def test_every_problem_is_listed_each_at_its_line() -> None:
+    edited = set_value(SHIPPED, ("totals", "chips"), "many")
+    edited = set_value(edited, ("totals", "racks"), "-1")
+    lines = refusal(edited)
+    assert [re.match(r"p\.yaml:(\d+):", x).group(1) for x in lines] == [  # type: ignore[union-attr]
+        str(mark(SHIPPED, ("totals", "chips"))[0]),
+        str(mark(SHIPPED, ("totals", "racks"))[0]),
+    ]
+
+
+# --- duplicate keys -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("anchor", "duplicate"),
+    [
+        ("format: trnplan-plan/1\n", "format: trnplan-plan/1\n"),
+        ("  it_power_kw: 128692.78\n", "  it_power_kw: 28692.78\n"),
+        ("      units: 78\n", "      units: 7\n"),
+        ("  mip_gap: 0\n", "  mip_gap: 0.5\n"),
+    ],
+)
+def test_a_duplicate_key_is_refused_not_the_last_one_kept(anchor: str, duplicate: str) -> None:
+    assert SHIPPED.count(anchor) == 1
+    edited = SHIPPED.replace(anchor, anchor + duplicate)
+    line = SHIPPED[: SHIPPED.index(anchor)].count("\n") + 2
+    key = duplicate.strip().split(":")[0]
+    first = refusal(edited)[0]
+    assert re.match(
+        rf"p\.yaml:{line}:\d+: not a readable plan file: .*duplicate key '{key}' \(first at line", first
+    )
+
+
+# --- hand edits: every recomputable figure ------------------------------------------------------------
+
+
+def scaled(text: str, path: KeyPath, factor: float = 1.01, plus: float = 1) -> str:
+    value = yaml.safe_load(text)
+    for part in path:
+        value = value[part]
+    new = round(value * factor + plus) if isinstance(value, int) else value * factor + plus * 0.5
+    return set_value(text, path, repr(new))
+
+
+TOTALS = [
+    "chips",
+    "units",
+    "racks",
+    "domains",
+    "network_racks",
+    "fp8_pflops",
+    "it_power_kw",
+    "facility_power_kw",
+    "capex_usd",
+    "opex_usd_per_year",
+    "energy_usd_per_year",
+    "colocation_usd_per_year",
+    "maintenance_usd_per_year",
+    "tco_usd",
+    "usd_per_pflop_hour",
+    "usd_per_chip_hour",
+]
+
+
+@pytest.mark.parametrize("key", TOTALS)
+def test_an_edited_total_is_refused_at_its_line(key: str) -> None:
+    path = ("totals", key)
+    assert_located(SHIPPED, path, scaled(SHIPPED, path), "does not add up")
+
+
+def test_it_power_cut_by_100_mw_is_refused() -> None:
+    path = ("totals", "it_power_kw")
+    edited = set_value(SHIPPED, path, "28692.78")
+    assert_located(SHIPPED, path, edited, "totals.it_power_kw is 28,692.78 but its sites give 128,692.78")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("sites", "iad-air", "racks"),
+        ("sites", "iad-air", "it_power_kw"),
+        ("sites", "ind-new", "capex_usd"),
+        ("sites", "ind-new", "opex_usd_per_year"),
+        ("sites", "wa-remote", "deployments", 1, "it_power_kw"),
+        ("sites", "wa-remote", "deployments", 1, "chips"),
+        ("sites", "wa-remote", "deployments", 1, "capex_usd"),
+        ("sites", "iad-air", "scale_out", "it_power_kw"),
+        ("sites", "iad-air", "scale_out", "network_racks"),
+        ("bom", 3, "extended_usd"),
+        ("economics", "cost_of_capital"),
+        ("economics", "tco_per_capex_usd"),
+        ("economics", "maintenance_rate"),
+        ("objective", "value"),
+        ("alternatives", 0, "delta_pct"),
+    ],
+    ids=dotted,
+)
+def test_an_edited_part_shows_in_what_it_adds_up_to(path: KeyPath) -> None:
+    """An edit of a part is refused where a stated figure no longer agrees with it (maybe its sum's line)."""
+    lines = refusal(scaled(SHIPPED, path))
+    assert all(
+        re.match(r"p\.yaml:\d+:\d+: plan file does not add up \(edited or damaged\?\): ", x) for x in lines
+    )
+
+
+def test_a_site_below_its_own_it_power_and_a_stray_bom_line_are_refused() -> None:
+    path = ("sites", "iad-air", "facility_power_kw")
+    edited = set_value(SHIPPED, path, "6000")
+    assert any("less than its IT power" in x for x in refusal(edited))
+    edited = set_value(SHIPPED, ("bom", 0, "site"), "elsewhere")
+    assert any("bom line 1 is for site elsewhere" in x for x in refusal(edited))
+
+
+def test_yaml_1_1_octal_in_a_plan_is_read_as_yaml_1_2_and_then_does_not_add_up() -> None:
+    """`units: 0116` would be 78 to YAML 1.1 (octal), so an edit could hide; it is 116, which its totals
+    contradict."""
+    path = ("sites", "iad-air", "deployments", 0, "units")
+    assert oct(78) == "0o116"
+    assert_located(SHIPPED, ("totals", "units"), set_value(SHIPPED, path, "0116"), "totals.units is")
+    assert_located(SHIPPED, path, set_value(SHIPPED, path, "1:18"), "units")  # text, not 78 (base 60)
+
+
+def test_the_committed_plans_read_back_unchanged() -> None:
+    from trnplan.plan.file import plan_to_yaml
+
+    for path in sorted((REPO / "plans").glob("*.yaml")):
+        assert plan_to_yaml(read_plan(path)) == path.read_text(encoding="utf-8")
+
+
+def test_a_string_a_yaml_1_2_reader_takes_for_a_number_is_quoted() -> None:
+    from trnplan.plan.file import plan_to_yaml
+
+    plan = read_plan(REPO / "plans" / "trn3-100k.yaml")
+    odd = plan.model_copy(update={"scenario": "0o17", "inputs_digest": "09"})
+    text = plan_to_yaml(odd)
+    assert "scenario: '0o17'" in text and "inputs_digest: '09'" in text
+    assert parse_plan(text) == odd
+    assert yaml.safe_load(text)["scenario"] == "0o17"  # and YAML 1.1 readers agree
+
+
+# --- through the commands -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> tuple[Path, Path]:
+    """(spec folder, plan file) of the builders' tiny world, solved once."""
+    root = tmp_path_factory.mktemp("tiny")
+    (root / "specs").mkdir()
+    (root / "specs" / "world.yaml").write_text(yaml.safe_dump(base_specs(), sort_keys=False))
+    plan = root / "s.yaml"
+    result = run("optimize", "s", "--specs", str(root / "specs"), "--out", str(plan), "--alternatives", "0")
+    assert result.exit_code == EXIT_OK, result.output
+    return root / "specs", plan
+
+
+def refused_by_every_command(specs: Path, good: Path, path: Path, expected: str) -> None:
+    """`bom`, `diff` either side and `optimize --check` all refuse `path` with exit 3 and `expected` (a
+    regex; FILE stands for the path) on stderr's first line, leaving the file as it was."""
+    before = path.read_bytes() if path.is_file() else None
+    check = ["optimize", "s", "--specs", str(specs), "--out", str(path), "--check", "--alternatives", "0"]
+    for args in (["bom", str(path)], ["diff", str(good), str(path)], ["diff", str(path), str(good)], check):
+        result = run(*args)
+        output = result.stdout + result.stderr
+        assert "Traceback" not in output and "internal error" not in output, output
+        assert result.exit_code == EXIT_INVALID, (args, result.exit_code, output)
+        first = result.stderr.split("\n")[0].removeprefix("error: ")
+        assert re.match(expected.replace("FILE", re.escape(str(path))), first), (args, first)
+    assert (path.read_bytes() if path.is_file() else None) == before
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("totals", "capex_usd"), ".inf", "malformed or truncated plan file: totals.capex_usd: "),
+        (("totals", "chips"), "null", "malformed or truncated plan file: totals.chips: "),
+        (("totals", "it_power_kw"), "1e400", "malformed or truncated plan file: totals.it_power_kw: "),
+        (("totals", "it_power_kw"), "1", "plan file does not add up .*: totals.it_power_kw is 1 but"),
+        (("sites", "a", "deployments", 0, "units"), "-5", "malformed .*: sites.a.deployments.0.units: "),
+        (("solver", "mip_gap"), "0.5", "malformed .*: solver.mip_gap: a plan marked optimal has gap 0"),
+        (("economics", "horizon_years"), "0", "malformed .*: economics.horizon_years: "),
+    ],
+)
+def test_commands_refuse_bad_numbers_at_their_line(tiny, tmp_path: Path, path, value, message) -> None:
+    specs, good = tiny
+    text = good.read_text()
+    bad = tmp_path / "s.yaml"
+    bad.write_text(set_value(text, path, value))
+    line, _ = mark(text, path)
+    refused_by_every_command(specs, good, bad, rf"FILE:{line}:\d+: {message}")
+
+
+def test_commands_refuse_duplicate_keys(tiny, tmp_path: Path) -> None:
+    specs, good = tiny
+    text = good.read_text()
+    bad = tmp_path / "s.yaml"
+    bad.write_text(text.replace("totals:\n", "totals:\n  chips: 1000000\n"))
+    refused_by_every_command(
+        specs, good, bad, r"FILE:\d+:3: not a readable plan file: totals.chips: duplicate"
+    )
+
+
+def test_a_guardrail_cannot_be_dodged_by_editing_the_plan(tiny, tmp_path: Path) -> None:
+    """The head plan (80 chips, not 64) uses more IT power; stating the base's instead is refused."""
+    specs, good = tiny
+    world = base_specs()
+    world["scenarios"]["s"]["demand"]["chips"] = 80
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "w.yaml").write_text(yaml.safe_dump(world))
+    head = tmp_path / "head.yaml"
+    grown = run(
+        "optimize", "s", "--specs", str(tmp_path / "specs"), "--out", str(head), "--alternatives", "0"
+    )
+    assert grown.exit_code == EXIT_OK, grown.output
+    honest = run("diff", str(good), str(head), "--fail-if", "it_power_kw>+10")
+    assert honest.exit_code == EXIT_DIFFERENT and "guardrail breached" in honest.stderr
+    base_kw = yaml.safe_load(good.read_text())["totals"]["it_power_kw"]
+    head.write_text(set_value(head.read_text(), ("totals", "it_power_kw"), str(base_kw)))
+    dodged = run("diff", str(good), str(head), "--fail-if", "it_power_kw>+10")
+    assert dodged.exit_code == EXIT_INVALID, dodged.output
+    assert "does not add up" in dodged.stderr and "internal error" not in dodged.stderr
+
+
+# --- plan paths that are not regular files ------------------------------------------------------------
+
+
+def special(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / "plans" / "s.yaml"
+    path.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev zero":
+        os.symlink("/dev/zero", path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "link to a directory":
+        os.symlink(tmp_path, path)
+    elif kind == "symlink loop":
+        os.symlink("s.yaml", path)
+    elif kind == "30 MB":
+        with open(path, "wb") as handle:
+            handle.truncate(30 * 1000 * 1000)
+    return path
+
+
+SPECIAL = {
+    "fifo": r"FILE: cannot read plan file: not a regular file \(a pipe, socket or device\?\)",
+    "dev zero": r"FILE: cannot read plan file: not a regular file \(a pipe, socket or device\?\)",
+    "directory": r"FILE: is a directory, not a plan file",
+    "link to a directory": r"FILE: is a directory, not a plan file",
+    "symlink loop": r"FILE: cannot read plan file: symlink loop \(too many levels of symbolic links\)",
+    "30 MB": r"FILE: file is 28\.6 MiB, over the 4\.0 MiB limit for a plan file",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SPECIAL))
+def test_library_refuses_plan_paths_that_are_not_regular_files(kind: str, tmp_path: Path) -> None:
+    path = special(tmp_path, kind)
+    with pytest.raises(InputError) as info:
+        read_plan(path)
+    assert re.fullmatch(SPECIAL[kind].replace("FILE", re.escape(str(path))), str(info.value)), str(info.value)
+
+
+PYTHON_M = [sys.executable, "-m", "trnplan"]
+
+
+@pytest.mark.parametrize("kind", sorted(SPECIAL))
+def test_commands_refuse_plan_paths_that_are_not_regular_files_without_hanging(
+    kind: str, tiny, tmp_path: Path
+) -> None:
+    """In subprocesses with a timeout: a FIFO read would block forever, /dev/zero never end."""
+    specs, good = tiny
+    path = special(tmp_path, kind)
+    check = ["optimize", "s", "--specs", str(specs), "--out", str(path), "--check", "--alternatives", "0"]
+    expected = SPECIAL[kind].replace("FILE", re.escape(str(path)))
+    for args in (["bom", str(path)], ["diff", str(good), str(path)], check):
+        proc = subprocess.run(
+            [*PYTHON_M, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=os.environ | {"NO_COLOR": "1"},
+        )
+        assert proc.returncode == EXIT_INVALID, (args, proc.returncode, proc.stderr)
+        assert re.match("error: " + expected, proc.stderr), (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+def test_a_broken_symlink_is_no_plan_and_a_link_to_a_plan_is_read(tiny, tmp_path: Path) -> None:
+    specs, good = tiny
+    dangling = tmp_path / "gone.yaml"
+    os.symlink(tmp_path / "nowhere.yaml", dangling)
+    with pytest.raises(PlanNotFoundError, match=r"no such plan file \(a broken symlink\)"):
+        read_plan(dangling)
+    result = run(
+        "optimize", "s", "--specs", str(specs), "--out", str(dangling), "--check", "--alternatives", "0"
+    )
+    assert result.exit_code == EXIT_DIFFERENT and "missing (drift)" in result.stdout
+    linked = tmp_path / "linked.yaml"
+    os.symlink(good, linked)
+    assert run("bom", str(linked)).exit_code == EXIT_OK

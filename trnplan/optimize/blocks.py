@@ -1,0 +1,139 @@
+"""The model seen site by site: each site's variables and own rows as a small HiGHS model.
+
+Sites couple only through the rows `Model.coupling` names (demand, supply caps, budgets). A `SiteBlock`
+holds one site's columns and the rows that mention only them, plus every coupling `<=` row projected
+onto the site (the other sites' terms dropped: valid because every variable is >= 0 and those terms
+have non-negative coefficients). Any plan of the whole model restricted to the site is feasible for the
+block, so what a block's LP or MILP proves about the site holds in the whole model.
+
+Used by `trnplan.optimize.cuts` (capacity LPs) and `trnplan.optimize.start` (pricing MILPs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from trnplan.optimize.model import Model, SiteModel
+
+
+def site_variables(sm: SiteModel) -> list[Any]:
+    """Every variable of one site, in a fixed order."""
+    out: list[Any] = list(sm.n)
+    out += [sm.y[key] for key in sorted(sm.y)]
+    out += [sm.ports[key] for key in sorted(sm.ports)]
+    out += [sm.switches[key] for key in sorted(sm.switches)]
+    out += [sm.optics[key] for key in sorted(sm.optics)]
+    out += [sm.cooling_on[key] for key in sorted(sm.cooling_on)]
+    out += [v for v in (sm.racks, sm.total) if v is not None]
+    return out
+
+
+@dataclass
+class Row:
+    lower: float
+    upper: float
+    index: list[int]
+    value: list[float]
+
+
+@dataclass
+class SiteBlock:
+    """One site's columns (bounds, integrality) and rows, indexed as `columns`."""
+
+    site: SiteModel
+    columns: list[Any]
+    position: dict[str, int]
+    rows: list[Row] = field(default_factory=list)
+
+    def lower(self) -> list[float]:
+        return [float(v.lowBound if v.lowBound is not None else -math.inf) for v in self.columns]
+
+    def upper(self) -> list[float]:
+        return [float(v.upBound if v.upBound is not None else math.inf) for v in self.columns]
+
+    def integer(self) -> list[int]:
+        return [i for i, v in enumerate(self.columns) if v.cat == "Integer"]
+
+
+def _row_bounds(constraint: Any) -> tuple[float, float]:
+    rhs = -float(constraint.constant)
+    if constraint.sense == -1:  # <=
+        return -math.inf, rhs
+    if constraint.sense == 1:  # >=
+        return rhs, math.inf
+    return rhs, rhs
+
+
+def site_blocks(model: Model) -> list[SiteBlock]:
+    """Each site's block; sites without variables get an empty one."""
+    blocks = []
+    owner: dict[str, int] = {}
+    for s, sm in enumerate(model.sites):
+        columns = site_variables(sm)
+        blocks.append(SiteBlock(sm, columns, {v.name: i for i, v in enumerate(columns)}))
+        owner.update((v.name, s) for v in columns)
+    coupling = set(model.coupling)
+    for constraint in model.prob.constraints():
+        _place_row(blocks, owner, constraint.name in coupling, constraint)
+    return blocks
+
+
+def _place_row(blocks: list[SiteBlock], owner: dict[str, int], coupling: bool, constraint: Any) -> None:
+    """A site's own row goes to its block; a coupling <= row with non-negative terms goes, projected, to
+    every site it mentions; anything else (demand rows, equalities across sites) to none."""
+    lo, hi = _row_bounds(constraint)
+    terms = [(var, float(coef)) for var, coef in constraint.items() if coef]
+    sites = {owner.get(var.name, -1) for var, _ in terms}
+    if -1 in sites:
+        return
+    if not coupling and len(sites) == 1:
+        block = blocks[sites.pop()]
+        block.rows.append(Row(lo, hi, [block.position[v.name] for v, _ in terms], [c for _, c in terms]))
+        return
+    if not coupling or hi == math.inf or lo > -math.inf or any(c < 0 for _, c in terms):
+        return  # projecting drops terms: only sound for <= rows whose dropped terms are all >= 0
+    for s in sites:
+        block = blocks[s]
+        own = [(block.position[v.name], c) for v, c in terms if owner[v.name] == s]
+        block.rows.append(Row(lo, hi, [i for i, _ in own], [c for _, c in own]))
+
+
+def new_highs() -> Any:
+    """A silent one-thread HiGHS (threads are per process: every instance must say 1)."""
+    import highspy
+
+    from trnplan.optimize.solve import silence_highs_banner
+
+    silence_highs_banner()
+    h = highspy.Highs()  # type: ignore[no-untyped-call]
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", 0)
+    return h
+
+
+def block_highs(block: SiteBlock, *, integer: bool) -> Any:
+    """The block as a HiGHS model (objective left at zero for the caller to set)."""
+    import highspy
+    import numpy as np
+
+    h = new_highs()
+    inf = highspy.kHighsInf
+    n = len(block.columns)
+    lower = [max(-inf, b) for b in block.lower()]
+    upper = [min(inf, b) for b in block.upper()]
+    h.addVars(n, np.array(lower, dtype=float), np.array(upper, dtype=float))
+    for row in block.rows:
+        h.addRow(
+            max(-inf, row.lower),
+            min(inf, row.upper),
+            len(row.index),
+            np.array(row.index, dtype=np.int32),
+            np.array(row.value, dtype=float),
+        )
+    if integer:
+        for i in block.integer():
+            h.changeColIntegrality(i, highspy.HighsVarType.kInteger)
+    return h

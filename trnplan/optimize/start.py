@@ -1,0 +1,376 @@
+"""A primal heuristic: a near-optimal plan to hand HiGHS as a MIP start. It never decides what is optimal.
+
+Sites couple only through a few rows (demand, supply caps, budgets; `Model.coupling`), so:
+
+1. Duals of those rows from the LP relaxation of the whole model (capacity cuts included).
+2. Column generation: each site's own MILP (`trnplan.optimize.blocks`) priced by the duals gives that
+   site's best plan at those prices; the plans found so far are the columns of a restricted master LP
+   (one "pick one plan" row per site, the coupling rows, an artificial shortfall with a large cost so it
+   is never infeasible), re-solved for new duals. A few rounds, until no site prices out.
+3. The restricted master as a MILP (one binary per column) gives a plan that meets the coupling rows.
+4. Polish: the whole model with each site's fabric mode fixed to that plan's, solved as a MILP. Its
+   best plan is the start.
+
+HiGHS checks a start's feasibility itself and proves optimality from scratch, so a start can change how
+fast the proof comes, never what is proven. Every solve here runs on one thread with a fixed seed and
+node (not time) limits, so the start, and the final search that follows it, are the same on every run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulp
+
+from trnplan.optimize.blocks import SiteBlock, block_highs, new_highs, site_blocks
+from trnplan.optimize.model import Model
+
+MAX_ROUNDS = 4
+MODE_PRICES = (1.0, 2.0)
+POLISH_NODES = 500
+ARTIFICIAL = 1e4  # per unit of a coupling row's shortfall, in the objective's own units (scaled)
+
+
+@dataclass
+class Coupling:
+    """The coupling rows in HiGHS's terms: bounds, and each site's terms (block position, coefficient)."""
+
+    names: list[str]
+    lower: list[float]
+    upper: list[float]
+    terms: list[dict[int, list[tuple[int, float]]]]  # row -> site -> [(position, coef)]
+
+
+@dataclass
+class Column:
+    values: list[float]
+    cost: float
+    usage: list[float]
+    mode: tuple[str, int] | None  # the fabric mode the plan uses (None: the empty site)
+
+
+@dataclass
+class Pricing:
+    """One site's pricing MILP and its columns."""
+
+    block: SiteBlock
+    highs: Any
+    cost: list[float]
+    columns: list[Column] = field(default_factory=list)
+
+
+def full_highs(prob: pulp.LpProblem, *, mip: bool) -> Any:
+    """The whole PuLP model as a HiGHS model, built the way PuLP builds it (so var.index is its column)."""
+    solver = pulp.HiGHS(msg=False, threads=1, random_seed=0, mip=mip)
+    h = new_highs()
+    prob.solverModel = h
+    solver.buildSolverModel(prob)
+    return h
+
+
+def coupling_rows(model: Model, blocks: list[SiteBlock]) -> Coupling:
+    owner = {v.name: (s, b.position[v.name]) for s, b in enumerate(blocks) for v in b.columns}
+    out = Coupling([], [], [], [])
+    rows = {c.name: c for c in model.prob.constraints()}
+    for name in model.coupling:
+        row = rows[name]
+        rhs = -float(row.constant)
+        out.names.append(name)
+        out.lower.append(rhs if row.sense in (0, 1) else -math.inf)
+        out.upper.append(rhs if row.sense in (0, -1) else math.inf)
+        by_site: dict[int, list[tuple[int, float]]] = {}
+        for var, coef in row.items():
+            s, pos = owner[var.name]
+            by_site.setdefault(s, []).append((pos, float(coef)))
+        out.terms.append(by_site)
+    return out
+
+
+def _column(pricing: Pricing, s: int, coupling: Coupling, values: list[float]) -> Column:
+    cost = sum(c * x for c, x in zip(pricing.cost, values, strict=True))
+    usage = [sum(c * values[p] for p, c in rows.get(s, [])) for rows in coupling.terms]
+    y = pricing.block.site.y
+    on = [m for m, v in sorted(y.items()) if values[pricing.block.position[v.name]] > 0.5]
+    return Column(values, cost, usage, on[0] if on else None)
+
+
+def _price(
+    pricing: Pricing, s: int, coupling: Coupling, duals: list[float]
+) -> tuple[float, list[float]] | None:
+    """Solve the site's MILP at the duals: (a lower bound on its reduced cost, its best plan); an
+    infeasible site gives (inf, []); None when the MILP ends neither optimal nor infeasible."""
+    import highspy
+    import numpy as np
+
+    cost = list(pricing.cost)
+    for k, rows in enumerate(coupling.terms):
+        for p, c in rows.get(s, []):
+            cost[p] -= duals[k] * c
+    h = pricing.highs
+    h.changeColsCost(len(cost), np.arange(len(cost), dtype=np.int32), np.array(cost, dtype=float))
+    h.run()
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return math.inf, []
+    if status != highspy.HighsModelStatus.kOptimal:
+        return None
+    info = h.getInfo()
+    bound = min(float(info.objective_function_value), float(info.mip_dual_bound))
+    return bound, [float(v) for v in h.getSolution().col_value]
+
+
+def _master(pricings: list[Pricing], coupling: Coupling, *, integer: bool) -> tuple[Any, list[list[int]]]:
+    """The restricted master over the columns so far, solved; returns it and each site's λ columns.
+
+    As an LP: convex weights λ of each site's plans. As a MILP: a binary per site and fabric mode, and
+    the weights of a mode's plans sum to at most that binary, so each site picks one mode and any mix of
+    that mode's plans: the mode choice is integer, the fill within a mode is left to the polish."""
+    import highspy
+    import numpy as np
+
+    h = new_highs()
+    index: list[list[int]] = []
+    for pr in pricings:
+        start = h.getNumCol()
+        ids = list(range(start, start + len(pr.columns)))
+        index.append(ids)
+        h.addVars(len(ids), np.zeros(len(ids)), np.ones(len(ids)))
+        h.changeColsCost(len(ids), np.array(ids, dtype=np.int32), np.array([c.cost for c in pr.columns]))
+        h.addRow(1.0, 1.0, len(ids), np.array(ids, dtype=np.int32), np.ones(len(ids)))
+    for k in range(len(coupling.names)):
+        idx = [i for ids in index for i in ids]
+        val = [c.usage[k] for pr in pricings for c in pr.columns]
+        if coupling.lower[k] > -math.inf:  # an artificial shortfall, so that the master is never infeasible
+            idx.append(h.getNumCol())
+            val.append(1.0)
+            h.addVar(0.0, highspy.kHighsInf)
+            h.changeColCost(idx[-1], ARTIFICIAL)
+        h.addRow(_finite(coupling.lower[k]), _finite(coupling.upper[k]), len(idx), idx, val)
+    if integer:
+        for pr, ids in zip(pricings, index, strict=True):
+            _mode_binaries(h, pr, ids)
+    h.run()
+    return h, index
+
+
+def _finite(x: float) -> float:
+    import highspy
+
+    return max(-highspy.kHighsInf, min(highspy.kHighsInf, x))
+
+
+def _mode_binaries(h: Any, pr: Pricing, ids: list[int]) -> None:
+    """u[m] binary per fabric mode, sum over a mode's plans of λ <= u[m], sum of u <= 1."""
+    import highspy
+
+    modes = sorted({c.mode for c in pr.columns if c.mode is not None})
+    binaries = []
+    for mode in modes:
+        u = h.getNumCol()
+        h.addVar(0.0, 1.0)
+        h.changeColIntegrality(u, highspy.HighsVarType.kInteger)
+        binaries.append(u)
+        lam = [i for i, c in zip(ids, pr.columns, strict=True) if c.mode == mode]
+        h.addRow(-highspy.kHighsInf, 0.0, len(lam) + 1, lam + [u], [1.0] * len(lam) + [-1.0])
+    if binaries:
+        h.addRow(-highspy.kHighsInf, 1.0, len(binaries), binaries, [1.0] * len(binaries))
+
+
+def _duals(h: Any, n_sites: int, coupling: Coupling) -> list[float]:
+    """The master's duals of the coupling rows."""
+    return _clip(coupling, list(h.getSolution().row_dual)[n_sites : n_sites + len(coupling.names)])
+
+
+def _clip(coupling: Coupling, row_dual: list[float]) -> list[float]:
+    """Duals with the sign a Lagrangian bound needs (>= rows >= 0, <= rows <= 0)."""
+    out = []
+    for k, y in enumerate(row_dual):
+        lo_only = coupling.upper[k] == math.inf
+        hi_only = coupling.lower[k] == -math.inf
+        out.append(max(0.0, y) if lo_only else min(0.0, y) if hi_only else float(y))
+    return out
+
+
+def _add(pr: Pricing, s: int, coupling: Coupling, values: list[float]) -> bool:
+    """Add a site plan as a column unless the site has it already."""
+    if any(all(abs(a - b) <= 1e-7 for a, b in zip(c.values, values, strict=True)) for c in pr.columns):
+        return False
+    pr.columns.append(_column(pr, s, coupling, values))
+    return True
+
+
+def _generate(pricings: list[Pricing], coupling: Coupling, duals: list[float]) -> list[float]:
+    """Rounds of pricing and master LP until no site prices out (or MAX_ROUNDS); the last duals."""
+    import highspy
+
+    for _round in range(MAX_ROUNDS):
+        new = 0
+        for s, pr in enumerate(pricings):
+            priced = _price(pr, s, coupling, duals)
+            if priced is not None and priced[1] and _add(pr, s, coupling, priced[1]):
+                new += 1
+        if not new:
+            break
+        h, _index = _master(pricings, coupling, integer=False)
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            break
+        duals = _duals(h, len(pricings), coupling)
+    return duals
+
+
+def _mode_columns(pricings: list[Pricing], coupling: Coupling, duals: list[float]) -> list[dict[Any, float]]:
+    """Each site's best plan at the duals in each of its fabric modes (and with none): the "fill a cheap
+    tier" plans that pricing alone (all or nothing at a price) never proposes. Also at higher prices,
+    for the fills an integer plan needs at the margin. Returns per site {mode or None: a lower bound on
+    the reduced cost of any plan in that mode at the duals}; a mode whose MILP did not end is left out."""
+    bounds = []
+    for s, pr in enumerate(pricings):
+        y = {m: pr.block.position[v.name] for m, v in sorted(pr.block.site.y.items())}
+        upper = pr.block.upper()
+        site: dict[Any, float] = {}
+        for mode in [None, *y]:
+            for m, i in y.items():
+                on = 1.0 if m == mode else 0.0
+                pr.highs.changeColBounds(i, on, on)
+            for scale in MODE_PRICES if mode is not None else MODE_PRICES[:1]:
+                priced = _price(pr, s, coupling, [d * scale for d in duals])
+                if priced is None:
+                    continue
+                if scale == 1.0:
+                    site[mode] = priced[0]
+                if priced[1]:
+                    _add(pr, s, coupling, priced[1])
+        for _m, i in y.items():
+            pr.highs.changeColBounds(i, 0.0, upper[i])
+        bounds.append(site)
+    return bounds
+
+
+def _pricings(model: Model, blocks: list[SiteBlock], full: Any, coupling: Coupling) -> list[Pricing]:
+    costs = list(full.getLp().col_cost_)
+    pricings = []
+    for s, block in enumerate(blocks):
+        cost = [float(costs[v.index]) for v in block.columns]
+        pr = Pricing(block, block_highs(block, integer=True), cost)
+        pr.highs.setOptionValue("mip_rel_gap", 1e-6)
+        pr.columns.append(_column(pr, s, coupling, [0.0] * len(block.columns)))  # the empty site
+        pricings.append(pr)
+    return pricings
+
+
+def _polish(
+    model: Model, full: Any, pricings: list[Pricing], chosen: list[tuple[str, int] | None]
+) -> list[float] | None:
+    """The whole model with each site's fabric mode fixed to the chosen one, as a MILP (node-limited)."""
+    import highspy
+
+    for v in model.prob.variables():
+        if v.cat == pulp.LpInteger:
+            full.changeColIntegrality(v.index, highspy.HighsVarType.kInteger)
+    for pr, mode in zip(pricings, chosen, strict=True):
+        for m, var in pr.block.site.y.items():
+            on = 1.0 if m == mode else 0.0
+            full.changeColBounds(var.index, on, on)
+    full.setOptionValue("mip_max_nodes", POLISH_NODES)
+    full.setOptionValue("mip_rel_gap", 0.0)
+    full.run()
+    if full.getInfo().primal_solution_status != 2:
+        return None
+    return [float(x) for x in full.getSolution().col_value]
+
+
+@dataclass
+class Start:
+    """A MIP start and the fabric modes no plan at least as good as it can use (fixed off for its solve)."""
+
+    values: dict[str, float]
+    objective: float  # the start's objective, minimised in HiGHS's terms
+    bound: float  # a proven lower bound on the optimum (Lagrangian, from the pricing MILPs)
+    fix_off: list[Any] = field(default_factory=list)  # y variables
+
+
+def lagrangian_bound(coupling: Coupling, duals: list[float], site_min: list[float]) -> float:
+    """pi' b + sum over sites of min reduced cost: no plan of the model costs less."""
+    total = sum(site_min)
+    for k, d in enumerate(duals):
+        if d > 0:
+            total += d * coupling.lower[k]
+        elif d < 0:
+            total += d * coupling.upper[k]
+    return total
+
+
+def fix_off(pricings: list[Pricing], bounds: list[dict[Any, float]], gap: float) -> list[Any]:
+    """Modes whose cheapest plan at the duals costs more than G above the site's best: any plan using one
+    costs more than the start (c x >= LB + its excess over the site's best), so it is never optimal."""
+    out = []
+    for pr, site in zip(pricings, bounds, strict=True):
+        best = min(site.values())
+        out += [pr.block.site.y[m] for m in sorted(site, key=str) if m is not None and site[m] - best > gap]
+    return out
+
+
+def _choose(pricings: list[Pricing], index: list[list[int]], x: list[float]) -> list[tuple[str, int] | None]:
+    """Each site's fabric mode in the master MILP's solution (at most one mode has weight)."""
+    chosen = []
+    for pr, ids in zip(pricings, index, strict=True):
+        weight = {c.mode: 0.0 for c in pr.columns if c.mode is not None}
+        for c, i in zip(pr.columns, ids, strict=True):
+            if c.mode is not None:
+                weight[c.mode] += x[i]
+        best = max(sorted(weight), key=lambda m: weight[m], default=None)
+        chosen.append(best if best is not None and weight[best] > 1e-9 else None)
+    return chosen
+
+
+def mip_start(model: Model) -> Start | None:
+    """A feasible plan of the model's current objective and the modes it rules out, or None."""
+    import highspy
+
+    if model.elastic or not model.sites:
+        return None
+    prob = model.prob
+    full = full_highs(prob, mip=False)
+    full.run()
+    if full.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    blocks = site_blocks(model)
+    coupling = coupling_rows(model, blocks)
+    dual = list(full.getSolution().row_dual)
+    index_of = {c.name: c.index for c in prob.constraints()}
+    duals = _clip(coupling, [float(dual[index_of[name]]) for name in coupling.names])
+    pricings = _pricings(model, blocks, full, coupling)
+    duals = _generate(pricings, coupling, duals)
+    bounds = _mode_columns(pricings, coupling, duals)
+    master, index = _master(pricings, coupling, integer=True)
+    if master.getInfo().primal_solution_status != 2:
+        return None
+    costs = list(full.getLp().col_cost_)
+    values = _polish(model, full, pricings, _choose(pricings, index, list(master.getSolution().col_value)))
+    if values is None:
+        return None
+    objective = sum(c * x for c, x in zip(costs, values, strict=True))
+    start = Start({v.name: values[v.index] for v in prob.variables()}, objective, -math.inf)
+    complete = all(len(site) == len(pr.block.site.y) + 1 for pr, site in zip(pricings, bounds, strict=True))
+    if complete:
+        start.bound = lagrangian_bound(coupling, duals, [min(site.values()) for site in bounds])
+        margin = 1e-7 * max(1.0, abs(objective)) + 1e-6
+        start.fix_off = fix_off(pricings, bounds, objective - start.bound + margin)
+    return start
+
+
+@contextmanager
+def tightened(start: Start | None) -> Iterator[None]:
+    """The start's fixings applied to the model's variables for one solve, then undone."""
+    saved = [(v, v.upBound) for v in (start.fix_off if start else [])]
+    for v, _ub in saved:
+        v.upBound = 0
+    try:
+        yield
+    finally:
+        for v, ub in saved:
+            v.upBound = ub
