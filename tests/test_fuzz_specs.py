@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,8 +32,7 @@ from unittest import mock
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, currently_in_test_context, given, settings
-from hypothesis import event as _event
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -44,6 +42,7 @@ from trnplan.catalog import Catalog
 from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, Problem, SpecError
 from trnplan.load import load_specs
+from trnplan.testkit.fuzzing import event, examples
 from trnplan.yamlsafe import read_yaml
 
 pytestmark = pytest.mark.slow  # fuzzing: minutes; `-m "not slow"` leaves it out
@@ -53,22 +52,6 @@ SEEDS: dict[str, str] = {
     p.name: p.read_text(encoding="utf-8") for p in sorted((REPO / "specs").glob("*.yaml"))
 }
 SEEDS_RAW = {name: text.encode("utf-8") for name, text in SEEDS.items()}
-SCALE = float(os.environ.get("TRNPLAN_FUZZ_SCALE", "1"))
-
-
-def event(label: str) -> None:
-    """Count an outcome for --hypothesis-show-statistics (outside a hypothesis test, do nothing)."""
-    if currently_in_test_context():
-        _event(label)
-
-
-def examples(n: int) -> settings:
-    return settings(
-        max_examples=max(10, round(n * SCALE)),
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        print_blob=True,
-    )
 
 
 # --- where edits can land: every key, value and list item of every seed file, with its text span -------

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import atexit
 import io
-import os
 import re
 import shutil
 import tempfile
@@ -35,8 +34,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, currently_in_test_context, given, settings
-from hypothesis import event as _event
+from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
@@ -51,25 +49,11 @@ from trnplan.plan import Plan
 from trnplan.plan.file import read_plan
 from trnplan.render import render_bom, render_diff
 from trnplan.testkit.builders import base_specs
+from trnplan.testkit.fuzzing import event, examples
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = {p.name: p.read_text(encoding="utf-8") for p in sorted((REPO / "plans").glob("*.yaml"))}
-SCALE = float(os.environ.get("TRNPLAN_FUZZ_SCALE", "1"))
 GUARDRAILS = [parse_guardrail(rule) for rule in ("capex>+5%", "it_power_kw>+2000", "chips<-1")]
-
-
-def event(label: str) -> None:
-    if currently_in_test_context():
-        _event(label)
-
-
-def examples(n: int) -> settings:
-    return settings(
-        max_examples=max(10, round(n * SCALE)),
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        print_blob=True,
-    )
 
 
 # --- where edits land ------------------------------------------------------------------------------------

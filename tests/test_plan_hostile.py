@@ -447,3 +447,16 @@ def test_a_broken_symlink_is_no_plan_and_a_link_to_a_plan_is_read(tiny, tmp_path
     linked = tmp_path / "linked.yaml"
     os.symlink(good, linked)
     assert run("bom", str(linked)).exit_code == EXIT_OK
+
+
+def test_terminal_control_characters_in_a_plan_are_shown_not_obeyed(tmp_path: Path) -> None:
+    """An ESC sequence in a BOM item (written `\\e` in a quoted YAML string) reaches the table as the text
+    `\\x1b[2J`, never as a raw escape that would clear the reader's terminal."""
+    text = (REPO / "plans" / "trn3-100k.yaml").read_text(encoding="utf-8")
+    assert "item: Trainium3 (trn3)\n" in text
+    path = tmp_path / "esc.yaml"
+    path.write_text(text.replace("item: Trainium3 (trn3)\n", 'item: "Trainium3 \\e[2J (trn3)"\n'), "utf-8")
+    result = CliRunner().invoke(app, ["bom", str(path)], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout
+    assert "Trainium3 \\x1b[2J (trn3)" in result.stdout

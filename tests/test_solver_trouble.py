@@ -47,9 +47,9 @@ def no_start(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(optimize_model, "START_MIN_SITES", 10**6)
 
 
-@pytest.fixture()
-def awkward(tmp_path: Path, no_start: None) -> Path:
-    """30 awkward sites: HiGHS needs a search to prove the optimum, so it can be stopped before."""
+def write_awkward(tmp_path: Path) -> Path:
+    """30 awkward sites as a spec folder: HiGHS needs a search to prove the optimum, so it can be stopped
+    before."""
     specs = tmp_path / "specs"
     specs.mkdir()
     world = awkward_specs(n_sites=30, chips=1500)
@@ -58,6 +58,12 @@ def awkward(tmp_path: Path, no_start: None) -> Path:
             site.pop("cooling_fixed_usd")
     (specs / "world.yaml").write_text(yaml.safe_dump(world))
     return specs
+
+
+@pytest.fixture()
+def awkward(tmp_path: Path, no_start: None) -> Path:
+    """The awkward sites, without the MIP start."""
+    return write_awkward(tmp_path)
 
 
 def test_a_stopped_solve_with_an_incumbent_writes_the_plan_marked_feasible_with_its_gap(
@@ -98,13 +104,7 @@ def test_a_search_stopped_at_the_mip_start_is_still_marked_feasible(
     incumbent may have no bound yet: the plan is still written `feasible`, its gap null (unknown, never 0),
     and the warning is as loud."""
     assert optimize_model.START_MIN_SITES <= 30
-    specs = tmp_path / "specs"
-    specs.mkdir()
-    world = awkward_specs(n_sites=30, chips=1500)
-    for site in world["sites"].values():
-        if "liquid" not in site["cooling"]:
-            site.pop("cooling_fixed_usd")
-    (specs / "world.yaml").write_text(yaml.safe_dump(world))
+    specs = write_awkward(tmp_path)
     monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
     plans = tmp_path / "plans"
     result = run(

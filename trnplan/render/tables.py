@@ -21,6 +21,8 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from trnplan.errors import visible
+
 BOX = box.SIMPLE_HEAD
 GAP = 2
 """Columns apart: one cell of padding and the (blank) vertical rule of the house style."""
@@ -52,9 +54,13 @@ class _Row:
 
 
 def _text(cell: Cell | None) -> Text:
+    """A cell as rich Text; characters a terminal would act on (ESC, bidi overrides) written as escapes, so
+    text from a plan or spec file cannot drive the terminal. Line breaks are the table's own."""
     if cell is None:
         return Text("")
-    return cell.copy() if isinstance(cell, Text) else Text(str(cell))
+    if isinstance(cell, Text):
+        return cell.copy()
+    return Text("\n".join(visible(part) for part in str(cell).split("\n")))
 
 
 def _longest_word(text: str) -> int:
