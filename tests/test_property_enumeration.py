@@ -2,8 +2,9 @@
 
 Each example is a small world: 1-2 sites, 2-4 forms over 1-2 chips, air and liquid cooling, 1-2
 scale-up and 1-2 scale-out switches (small radix, so multi-tier fabrics occur), mixed demand types,
-grid caps, one-off cooling costs, supply caps, budgets, demand caps (`demand.at_most`) and all three
-objectives. `check_plan` must find nothing wrong in any plan. TRNPLAN_PROPERTY_EXAMPLES sets the number
+grid caps, one-off cooling costs, supply caps, budgets, demand caps (`demand.at_most`), workloads (rules on
+topology, domain size and forms; demand in effective FP8 PFLOPs) and all three objectives. `check_plan`
+must find nothing wrong in any plan. TRNPLAN_PROPERTY_EXAMPLES sets the number
 of examples (default 400).
 """
 
@@ -140,6 +141,9 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
                 caps[key] = max(draw(st.sampled_from(values)), demand.get(key, 0))
         if caps:
             demand["at_most"] = caps
+    workloads = _workloads(draw, sorted(forms)) if draw(st.booleans()) else {}
+    if workloads and draw(st.booleans()):
+        demand["effective_fp8_pflops"] = draw(st.sampled_from([4.0, 10.0, 20.0]))
     scenario: dict[str, Any] = {
         "sites": sorted(sites),
         "demand": demand,
@@ -154,6 +158,8 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
     }
     if objective == "max_perf" or draw(st.integers(0, 4)) == 0:
         scenario["budget"] = {"capex_usd": draw(st.sampled_from([5e5, 2e6, 8e6]))}
+    if workloads:
+        scenario["workload"] = "w"
     if draw(st.integers(0, 3)) == 0:
         key = draw(st.sampled_from(sorted(chips) + up_ids + sorted(f for f in switches if f.startswith("o"))))
         scenario["supply"] = {key: draw(st.sampled_from([2, 16, 40, 100]))}
@@ -164,7 +170,26 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
         "cooling": cooling,
         "sites": sites,
         "scenarios": {"p": scenario},
+        "workloads": workloads,
     }
+
+
+def _workloads(draw: st.DrawFn, form_ids: list[str]) -> dict[str, Any]:
+    """One workload `w` of 1-3 rules, each testing any of topology, min_domain_chips and forms, then
+    maybe a default; forms no rule matches deliver their peak."""
+    rules: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        rule: dict[str, Any] = {"value": draw(st.sampled_from([0.2, 0.3, 0.45, 0.6, 0.9, 1.0]))}
+        if draw(st.booleans()):
+            rule["topology"] = draw(st.sampled_from(["switched", "torus"]))
+        if draw(st.booleans()):
+            rule["min_domain_chips"] = draw(st.sampled_from([8, 16, 32, 64]))
+        if draw(st.integers(0, 2)) == 0:
+            rule["forms"] = draw(st.lists(st.sampled_from(form_ids), min_size=1, max_size=2, unique=True))
+        rules.append(rule)
+    if draw(st.booleans()):
+        rules.append({"value": draw(st.sampled_from([0.25, 0.5]))})
+    return {"w": {"name": "W", "efficiency": rules}}
 
 
 def _agree(milp: float, brute: float) -> bool:
@@ -187,7 +212,8 @@ def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
         assert info.value.explanation, "an infeasible scenario must say what has to give"
         return
     capped = " capped" if catalog.scenarios["p"].demand.at_most is not None else ""
-    event(f"feasible {catalog.scenarios['p'].objective}{capped}")
+    workload = " workload" if catalog.scenarios["p"].workload is not None else ""
+    event(f"feasible {catalog.scenarios['p'].objective}{capped}{workload}")
     plan = plan_scenario(catalog, "p", alternatives=0)
     value, _witness = truth
     assert plan.objective is not None and plan.solver is not None

@@ -41,7 +41,9 @@ def test_schema_is_a_valid_2020_12_schema_with_identity() -> None:
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$id"] and schema["title"] == "trnplan spec file"
     assert "chips" in schema["description"]
-    assert sorted(schema["properties"]) == ["chips", "cooling", "forms", "scenarios", "sites", "switches"]
+    assert sorted(schema["properties"]) == [
+        "chips", "cooling", "forms", "scenarios", "sites", "switches", "workloads"
+    ]
     assert schema["additionalProperties"] is False
     assert isinstance(validator(), jsonschema.Draft202012Validator)
 

@@ -6,104 +6,61 @@ range; a value outside it is an error that names the likely unit slip.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
-    GetCoreSchemaHandler,
-    GetJsonSchemaHandler,
-    StringConstraints,
     model_validator,
 )
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, core_schema
 
 from trnplan.errors import KINDS as KINDS  # re-exported: the six spec collections
-
-ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
-MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
-
-# Gb/s per lane per direction, by PCIe generation.
-PCIE_LANE_GBPS = {3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0, 7: 128.0}
-HOURS_PER_YEAR = 8760
-RACK_UNITS_PER_RACK = 42
-
-Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
-Month = Annotated[str, StringConstraints(pattern=MONTH_PATTERN)]
-Text = Annotated[str, StringConstraints(min_length=1, max_length=500)]
-
-
-@dataclass(frozen=True)
-class Plausible:
-    """A number in [lo, hi] of `unit`; outside it, an error naming the likely unit slip.
-
-    `slips` maps a factor to a description: if value x factor lands in range, that slip is named.
-    """
-
-    lo: float
-    hi: float
-    unit: str
-    slips: tuple[tuple[float, str], ...] = ()
-
-    def check(self, value: float) -> float:
-        lo, hi, unit = self.lo, self.hi, self.unit
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{value} is not a finite number")
-        if abs(value) > 1e15:
-            raise ValueError(
-                f"{float(value):.3g} {unit} is far outside the plausible range {lo:g} to {hi:g} {unit}"
-            )
-        if lo <= value <= hi:
-            return value
-        hint = ""
-        for factor, what in self.slips:
-            if value != 0 and lo <= value * factor <= hi:
-                hint = f"; this looks like {what}"
-                break
-        raise ValueError(f"{value:g} {unit} is outside the plausible range {lo:g} to {hi:g} {unit}{hint}")
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return core_schema.no_info_after_validator_function(self.check, handler(source))
-
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        out = handler(schema)
-        out.update({"minimum": self.lo, "maximum": self.hi})
-        return out
-
-
-def _slips(slips: dict[float, str] | None) -> tuple[tuple[float, str], ...]:
-    return tuple((slips or {}).items())
-
-
-Usd = Annotated[float, Plausible(0, 1e12, "USD")]
-
-
-class Spec(BaseModel):
-    """Strict base: unknown fields are errors, values are frozen, no type coercion."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class Provenance(Spec):
-    sources: list[Text] = []
-    estimates: list[str] = []
-    notes: Text | None = None
-
-    @model_validator(mode="after")
-    def _estimates_name_fields(self) -> Provenance:
-        known = set(type(self).model_fields) - {"sources", "estimates", "notes"}
-        for name in self.estimates:
-            top = name.split(".")[0]
-            if top not in known:
-                raise ValueError(f"estimates names unknown field '{name}'")
-        return self
+from trnplan.spec_base import (
+    HOURS_PER_YEAR as HOURS_PER_YEAR,
+)
+from trnplan.spec_base import (  # re-exported: the base types every spec module uses
+    ID_PATTERN as ID_PATTERN,
+)
+from trnplan.spec_base import (
+    MONTH_PATTERN as MONTH_PATTERN,
+)
+from trnplan.spec_base import (
+    PCIE_LANE_GBPS as PCIE_LANE_GBPS,
+)
+from trnplan.spec_base import (
+    PROVENANCE as PROVENANCE,
+)
+from trnplan.spec_base import (
+    RACK_UNITS_PER_RACK as RACK_UNITS_PER_RACK,
+)
+from trnplan.spec_base import (
+    Id as Id,
+)
+from trnplan.spec_base import (
+    Month as Month,
+)
+from trnplan.spec_base import (
+    Plausible as Plausible,
+)
+from trnplan.spec_base import (
+    Provenance as Provenance,
+)
+from trnplan.spec_base import (
+    Spec as Spec,
+)
+from trnplan.spec_base import (
+    Text as Text,
+)
+from trnplan.spec_base import (
+    Usd as Usd,
+)
+from trnplan.spec_base import (
+    _slips as _slips,
+)
+from trnplan.workloads import EfficiencyRule as EfficiencyRule  # re-exported
+from trnplan.workloads import Share as Share
+from trnplan.workloads import Workload as Workload
 
 
 class Hbm(Spec):
@@ -335,12 +292,18 @@ class Demand(Spec):
     chips: DemandChips | None = None
     fp8_pflops: DemandPflops | None = None
     hbm_tb: DemandTb | None = None
+    effective_fp8_pflops: DemandPflops | None = None  # delivered under the scenario's workload
     at_most: DemandCap | None = None
 
     @property
     def empty(self) -> bool:
         """No lower bound is given (`at_most` caps a plan; it demands nothing)."""
-        return self.chips is None and self.fp8_pflops is None and self.hbm_tb is None
+        return (
+            self.chips is None
+            and self.fp8_pflops is None
+            and self.hbm_tb is None
+            and self.effective_fp8_pflops is None
+        )
 
     def cap(self, key: str) -> float | None:
         """The `at_most` cap on chips, fp8_pflops or hbm_tb; None when there is none."""
@@ -386,9 +349,12 @@ class Scenario(Provenance):
         float, Plausible(0, 1, "(fraction)", ((0.01, "a percentage; write 0.03 for 3%"),))
     ]
     fabric: Fabric = Fabric()
+    workload: Id | None = None  # a `workloads` id: what share of peak each form delivers; None: all of it
 
     @model_validator(mode="after")
     def _objective_inputs(self) -> Scenario:
+        if self.demand.effective_fp8_pflops is not None and self.workload is None:
+            raise ValueError("demand effective_fp8_pflops needs a workload (what share of peak is delivered)")
         if self.objective == "min_tco" and self.demand.empty:
             raise ValueError("objective min_tco needs a demand (chips, fp8_pflops or hbm_tb)")
         if self.objective == "max_perf" and self.budget.capex_usd is None and self.budget.tco_usd is None:
@@ -398,6 +364,7 @@ class Scenario(Provenance):
         return self
 
 
+
 MODELS: dict[str, type[Provenance]] = {
     "chips": Chip,
     "forms": Form,
@@ -405,11 +372,12 @@ MODELS: dict[str, type[Provenance]] = {
     "cooling": Cooling,
     "sites": Site,
     "scenarios": Scenario,
+    "workloads": Workload,
 }
 
 
 class SpecFile(Spec):
-    """One spec file: any of the six collections, each keyed by id (used for the JSON Schema)."""
+    """One spec file: any of the collections, each keyed by id (used for the JSON Schema)."""
 
     chips: dict[Id, Chip] = {}
     forms: dict[Id, Form] = {}
@@ -417,6 +385,7 @@ class SpecFile(Spec):
     cooling: dict[Id, Cooling] = {}
     sites: dict[Id, Site] = {}
     scenarios: dict[Id, Scenario] = {}
+    workloads: dict[Id, Workload] = {}
 
 
 @dataclass(frozen=True)
@@ -450,6 +419,7 @@ class Catalog:
     cooling: dict[str, Cooling] = field(default_factory=dict)
     sites: dict[str, Site] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
+    workloads: dict[str, Workload] = field(default_factory=dict)
     origins: dict[tuple[str, str], Origin] = field(default_factory=dict)
     sources: Sources = field(default_factory=Sources)
 
@@ -478,13 +448,17 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     import json
 
     scenario = catalog.scenarios[scenario_id]
-    provenance = {"sources", "estimates", "notes"}  # citations change no figure, so they change no digest
+    provenance = set(PROVENANCE)  # citations and ranges change no figure, so they change no digest
 
     def dump(entity: Spec) -> dict[str, Any]:
         data = entity.model_dump(mode="json", exclude=provenance)
         demand = data.get("demand")
-        if isinstance(demand, dict) and demand.get("at_most") is None:
-            demand.pop("at_most", None)  # an extension left out digests as it did before it existed
+        if isinstance(demand, dict):
+            for key in ("at_most", "effective_fp8_pflops"):
+                if demand.get(key) is None:
+                    demand.pop(key, None)  # an extension left out digests as it did before it existed
+        if "workload" in data and data["workload"] is None:
+            data.pop("workload")
         return data
 
     doc = {
@@ -495,6 +469,8 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
             for kind in ("chips", "forms", "switches", "cooling")
         },
     }
+    if scenario.workload is not None and scenario.workload in catalog.workloads:
+        doc["workloads"] = {scenario.workload: dump(catalog.workloads[scenario.workload])}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 

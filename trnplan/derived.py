@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from trnplan.catalog import Catalog, Chip, Form, Switch
+    from trnplan.catalog import Catalog, Chip, Form, Switch, Workload
 
 
 def rack_it_kw(form: Form, chip: Chip, switch: Switch | None, per_rack: int) -> float:
@@ -43,7 +43,19 @@ def chip_derived(chip: Chip) -> dict[str, float]:
     }
 
 
+def workload_derived(workload: Workload, catalog: Catalog) -> dict[str, Any]:
+    """The share of dense FP8 peak a workload delivers on each form of the catalog (its first matching
+    rule's value; 1 where no rule matches)."""
+    from trnplan.catalog import Scenario
+    from trnplan.costs import form_efficiency
+
+    workload_id = next(k for k, w in sorted(catalog.workloads.items()) if w is workload)
+    probe = Scenario.model_construct(workload=workload_id)
+    return {"efficiency_by_form": {f: form_efficiency(catalog, probe, f) for f in sorted(catalog.forms)}}
+
+
 DERIVED: dict[str, Callable[[Any, Catalog], dict[str, Any]]] = {
     "chips": lambda chip, _catalog: chip_derived(chip),
     "forms": form_derived,
+    "workloads": workload_derived,
 }

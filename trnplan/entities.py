@@ -21,6 +21,7 @@ SINGULAR = {
     "cooling": "cooling type",
     "sites": "site",
     "scenarios": "scenario",
+    "workloads": "workload",
 }
 
 ID_RE = re.compile(ID_PATTERN.removeprefix("^").removesuffix("$"))

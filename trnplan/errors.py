@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# The six spec collections; here (not in catalog) so the CLI can name them without importing pydantic.
-KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios")
+# The spec collections; here (not in catalog) so the CLI can name them without importing pydantic.
+KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios", "workloads")
 
 EXIT_OK = 0
 EXIT_DIFFERENT = 1

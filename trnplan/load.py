@@ -219,7 +219,9 @@ def _read_dir(root: Path, problems: list[Problem]) -> tuple[Entities, bool]:
 # The loader
 
 
-_UNKNOWN = re.compile(r"^unknown (chip|form|switch|cooling type|site|scenario) '([a-z0-9][a-z0-9.-]*)'")
+_UNKNOWN = re.compile(
+    r"^unknown (chip|form|switch|cooling type|site|scenario|workload) '([a-z0-9][a-z0-9.-]*)'"
+)
 
 
 def _bundled_hint(problems: list[Problem], roots: list[Path], merged: Entities) -> list[Problem]:
@@ -299,6 +301,22 @@ def _validate_all(layers: _Layers, problems: list[Problem]) -> dict[EntityKey, B
     return models
 
 
+def _ranges_off(models: dict[EntityKey, BaseModel], merged: Entities) -> list[Problem]:
+    """Each range must hold its field's value as the specs give it; a value a `--set` moved is a what-if,
+    free to leave the range."""
+    from trnplan.overrides import SET_FILE
+    from trnplan.ranges import outside_values
+
+    found = []
+    for key, model in sorted(models.items()):
+        entity = merged[key]
+        for path, message in outside_values(model):
+            mark = entity.marks.get(tuple(path.split(".")))
+            if mark is None or mark[0] != SET_FILE:
+                found.append(entity.problem(("ranges", path), message))
+    return found
+
+
 def _catalog(models: dict[EntityKey, BaseModel], merged: Entities, sources: Sources) -> Catalog:
     """The `Catalog` of validated models, each with the origin of its raw entity."""
     collections: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
@@ -325,6 +343,7 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
     for index, text in enumerate(overrides):
         problems.extend(apply_override(index, text, layers.merged))
     models = _validate_all(layers, problems)
+    problems.extend(_ranges_off(models, layers.merged))
     if layers.complete:  # with a file unreadable, an "unknown" reference may just live in that file
         for key in sorted(layers.merged):
             problems.extend(check_references(layers.merged[key], layers.merged))

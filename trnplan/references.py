@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from trnplan.catalog import Scenario
+from pydantic import ValidationError
+
+from trnplan.catalog import EfficiencyRule, Scenario
 from trnplan.entities import ID_RE, SINGULAR, Entities, RawEntity
 from trnplan.errors import Problem, did_you_mean
 from trnplan.yamlsafe import KeyPath
@@ -114,6 +116,47 @@ def _scenario_refs(check: _Checker, data: dict[str, Any]) -> None:
     for key in _mapping(data, "supply"):
         check.ref(("supply", key), key, ["chips", "forms", "switches"], "chip, form or switch")
     _fabric_refs(check, data)
+    if "workload" in data:
+        check.ref(("workload",), data["workload"], ["workloads"])
+
+
+def _rule(raw: Any) -> EfficiencyRule | None:
+    """A rule of a workload's efficiency list when it validates (validation reports it when not)."""
+    try:
+        return EfficiencyRule.model_validate(raw)
+    except ValidationError:
+        return None
+
+
+def _describe_rule(rule: EfficiencyRule) -> str:
+    parts = [f"topology {rule.topology}"] if rule.topology else []
+    if rule.min_domain_chips is not None:
+        parts.append(f"min_domain_chips {rule.min_domain_chips}")
+    if rule.forms is not None:
+        parts.append(f"forms {', '.join(rule.forms)}")
+    return " and ".join(parts) or "no condition (any form)"
+
+
+def _workload_refs(check: _Checker, data: dict[str, Any]) -> None:
+    """A workload's rules name known forms, and none can never match: an earlier rule that matches every
+    form a later one would (an unconditional rule matches all) leaves the later one dead."""
+    rules = data.get("efficiency")
+    seen: list[tuple[int, EfficiencyRule]] = []
+    for i, raw in enumerate(rules if isinstance(rules, list) else []):
+        if isinstance(raw, dict):
+            for j, form in _strings(raw.get("forms")):
+                check.ref(("efficiency", i, "forms", j), form, ["forms"])
+        rule = _rule(raw)
+        if rule is None:
+            continue
+        earlier = next(((k, r) for k, r in seen if r.covers(rule)), None)
+        if earlier is not None:
+            check.report(
+                ("efficiency", i),
+                f"this rule can never match: rule {earlier[0]} ({_describe_rule(earlier[1])}) comes first "
+                "and matches every form it would (the first matching rule wins); reorder or remove it",
+            )
+        seen.append((i, rule))
 
 
 def check_references(entity: RawEntity, merged: Entities) -> list[Problem]:
@@ -128,4 +171,6 @@ def check_references(entity: RawEntity, merged: Entities) -> list[Problem]:
         _site_refs(check, data)
     elif entity.kind == "scenarios":
         _scenario_refs(check, data)
+    elif entity.kind == "workloads":
+        _workload_refs(check, data)
     return check.problems

@@ -23,6 +23,7 @@ _NOUNS = {
     "cooling": ("cooling type", "cooling types"),
     "sites": ("site", "sites"),
     "scenarios": ("scenario", "scenarios"),
+    "workloads": ("workload", "workloads"),
 }
 
 
@@ -47,6 +48,8 @@ def _counts(catalog: Catalog) -> str:
     counts = []
     for kind in KINDS:
         n = len(catalog.of(kind))
+        if kind == "workloads" and not n:
+            continue  # an optional collection: specs without it count as they did
         counts.append(f"{n} {_NOUNS[kind][0 if n == 1 else 1]}")
     return ", ".join(counts)
 

@@ -8,7 +8,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario
-from trnplan.costs.options import NO_SWITCH, Deployment, make_option, network_rack_limit_kw, option_lines
+from trnplan.costs.options import (
+    NO_SWITCH,
+    Deployment,
+    form_efficiency,
+    make_option,
+    network_rack_limit_kw,
+    option_lines,
+)
 from trnplan.costs.rates import colocation_usd_per_kw_year, crf, energy_usd_per_kw_year
 from trnplan.fabric import FabricSize, size_fabric
 from trnplan.numbers import cents
@@ -25,6 +32,8 @@ class DeploymentFigures:
     fp8_pflops: float
     hbm_tb: float
     capex_usd: float
+    efficiency: float = 1.0
+    effective_fp8_pflops: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -102,12 +111,17 @@ class _SiteLoad:
 
 
 def _add_deployments(
-    catalog: Catalog, deployments: list[Deployment], raw_lines: list[RawLine], supply: dict[str, int]
+    catalog: Catalog,
+    scenario: Scenario,
+    deployments: list[Deployment],
+    raw_lines: list[RawLine],
+    supply: dict[str, int],
 ) -> _SiteLoad:
     """Each deployment's BOM lines and figures, and the site's load by cooling, fabric and supply."""
     load = _SiteLoad()
     for d in sorted(deployments):
-        opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch)
+        efficiency = form_efficiency(catalog, scenario, d.form)
+        opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch, efficiency)
         n = d.units
         dep_capex = 0.0
         for category, item, quantity, unit_usd in option_lines(catalog, d.form, d.cooling, d.scale_up_switch):
@@ -126,6 +140,8 @@ def _add_deployments(
                 opt.fp8_pflops * n,
                 opt.hbm_tb * n,
                 dep_capex,
+                opt.efficiency,
+                opt.effective_fp8_pflops * n,
             )
         )
         load.kw_by_cooling[d.cooling] += opt.it_kw * n
@@ -272,7 +288,20 @@ def _totals(scenario: Scenario, sites: dict[str, SiteFigures], capex: float) -> 
         tco_usd=tco,
         usd_per_pflop_hour=tco / (pflops * hours) if pflops else 0.0,
         usd_per_chip_hour=tco / (chips * hours) if chips else 0.0,
+        **_effective_totals(scenario, all_deps, tco),
     )
+
+
+def _effective_totals(scenario: Scenario, deps: list[DeploymentFigures], tco: float) -> dict[str, float]:
+    """Effective FP8 PFLOPs and $/effective-PFLOP-hour, stated only when the scenario names a workload."""
+    if scenario.workload is None:
+        return {}
+    effective = sum(f.effective_fp8_pflops for f in deps)
+    hours = HOURS_PER_YEAR * scenario.horizon_years
+    return {
+        "effective_fp8_pflops": effective,
+        "usd_per_effective_pflop_hour": tco / (effective * hours) if effective else 0.0,
+    }
 
 
 def evaluate(
@@ -287,7 +316,7 @@ def evaluate(
     sites: dict[str, SiteFigures] = {}
     supply: dict[str, int] = defaultdict(int)
     for site_id in sorted(by_site):
-        load = _add_deployments(catalog, by_site[site_id], raw_lines, supply)
+        load = _add_deployments(catalog, scenario, by_site[site_id], raw_lines, supply)
         fab, fabric_capex = _add_fabric(catalog, scenario, site_id, scale_out[site_id], load, raw_lines)
         supply[fab.switch] += fab.switches
         sites[site_id] = _site_figures(catalog, scenario, site_id, load, fab, fabric_capex)

@@ -53,6 +53,8 @@ class Option:
     endpoint_optics: int
     scale_up_switches: int
     capex_usd: float  # chips, rack kits, scale-up switches and cooling capacity; not the fabric
+    efficiency: float = 1.0  # share of dense FP8 peak the scenario's workload delivers on this form
+    effective_fp8_pflops: float = 0.0  # fp8_pflops x efficiency (set by make_option)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -99,7 +101,27 @@ def option_rack_kw(catalog: Catalog, form_id: str, switch_id: str) -> float:
     return rack_it_kw(form, catalog.chips[form.chip], catalog.switches[switch_id], per_rack)
 
 
-def make_option(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str) -> Option:
+def form_efficiency(catalog: Catalog, scenario: Scenario | None, form_id: str) -> float:
+    """Share of dense FP8 peak the scenario's workload delivers on a form: the value of the workload's
+    first rule whose conditions (`topology`, `min_domain_chips`, `forms`) the form meets; 1 without a
+    workload, or when no rule matches."""
+    if scenario is None or scenario.workload is None:
+        return 1.0
+    form = catalog.forms[form_id]
+    for rule in catalog.workloads[scenario.workload].efficiency:
+        if (
+            (rule.topology is None or form.topology == rule.topology)
+            and (rule.min_domain_chips is None or form.domain_chips >= rule.min_domain_chips)
+            and (rule.forms is None or form_id in rule.forms)
+        ):
+            return rule.value
+    return 1.0
+
+
+def make_option(
+    catalog: Catalog, form_id: str, cooling_id: str, switch_id: str, efficiency: float = 1.0
+) -> Option:
+    """The per-unit figures of a (form, cooling, switch) choice; `efficiency` from `form_efficiency`."""
     form = catalog.forms[form_id]
     chip = catalog.chips[form.chip]
     racks = form.racks_per_unit
@@ -108,6 +130,7 @@ def make_option(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str)
         0 if switch_id == NO_SWITCH else next(o.per_rack for o in form.scale_up if o.switch == switch_id)
     )
     capex = sum(qty * unit for _, _, qty, unit in option_lines(catalog, form_id, cooling_id, switch_id))
+    pflops = form.unit_chips * chip.fp8_tflops / 1000
     return Option(
         form=form_id,
         cooling=cooling_id,
@@ -118,12 +141,14 @@ def make_option(catalog: Catalog, form_id: str, cooling_id: str, switch_id: str)
         domains=form.unit_chips // form.domain_chips,
         rack_it_kw=rack_kw,
         it_kw=racks * rack_kw,
-        fp8_pflops=form.unit_chips * chip.fp8_tflops / 1000,
+        fp8_pflops=pflops,
         hbm_tb=form.unit_chips * chip.hbm_capacity_gb / 1000,
         scale_out_gbps=form.unit_chips * chip.scale_out_gbps,
         endpoint_optics=racks * form.optics_per_rack,
         scale_up_switches=per_rack * racks,
         capex_usd=capex,
+        efficiency=efficiency,
+        effective_fp8_pflops=pflops * efficiency,
     )
 
 
@@ -250,7 +275,7 @@ def all_options(catalog: Catalog) -> list[tuple[str, str, str]]:
 def site_options(catalog: Catalog, scenario: Scenario, site_id: str) -> list[Option]:
     """The options a site may use under a scenario, sorted by key."""
     return [
-        make_option(catalog, f, q, u)
+        make_option(catalog, f, q, u, form_efficiency(catalog, scenario, f))
         for f, q, u in all_options(catalog)
         if not option_problems(catalog, scenario, site_id, f, q, u)
     ]

@@ -37,13 +37,21 @@ def opex_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
     return energy_usd_per_kw_year(site, pue, scenario) + colocation_usd_per_kw_year(site)
 
 
+def perf_of(totals: Totals) -> float:
+    """The performance a plan's objective counts: effective FP8 PFLOPs when the scenario names a workload
+    (the totals then state them), else peak dense FP8 PFLOPs."""
+    effective = totals.effective_fp8_pflops
+    return float(totals.fp8_pflops if effective is None else effective)
+
+
 def objective_value(kind: str, totals: Totals) -> float:
-    """The scenario's objective of a plan: TCO (USD), FP8 PFLOPs, or FP8 PFLOPs per million USD of TCO."""
+    """The scenario's objective of a plan: TCO (USD), FP8 PFLOPs, or FP8 PFLOPs per million USD of TCO
+    (effective FP8 PFLOPs under a workload)."""
     if kind == "min_tco":
         return float(totals.tco_usd)
     if kind == "max_perf":
-        return float(totals.fp8_pflops)
-    return float(totals.fp8_pflops) / float(totals.tco_usd) * 1e6
+        return perf_of(totals)
+    return perf_of(totals) / float(totals.tco_usd) * 1e6
 
 
 OBJECTIVE_UNITS = {
@@ -51,3 +59,14 @@ OBJECTIVE_UNITS = {
     "max_perf": "FP8 PFLOPs",
     "max_perf_per_tco": "FP8 PFLOPs per million USD TCO",
 }
+WORKLOAD_OBJECTIVE_UNITS = {
+    "min_tco": "USD",
+    "max_perf": "effective FP8 PFLOPs",
+    "max_perf_per_tco": "effective FP8 PFLOPs per million USD TCO",
+}
+
+
+def objective_unit(kind: str, totals: Totals) -> str:
+    """The unit of a plan's objective: in effective FP8 PFLOPs when its totals state them (a workload)."""
+    units = OBJECTIVE_UNITS if totals.effective_fp8_pflops is None else WORKLOAD_OBJECTIVE_UNITS
+    return units[kind]

@@ -30,13 +30,13 @@ def format_metric(metric: str, value: float) -> str:
         v = abs(value)
         text = f"${v:,.0f}" if v >= 1000 or float(v).is_integer() else f"${v:,.2f}"
         return ("-" if value < 0 else "") + text
-    if metric == "usd_per_pflop_hour":
+    if metric in ("usd_per_pflop_hour", "usd_per_effective_pflop_hour"):
         if value == 0:
             return "$0"
         return ("-" if value < 0 else "") + f"${abs(value):,.4f}"
     if metric in ("it_power_kw", "facility_power_kw"):
         return f"{plain(value, 1)} kW"
-    if metric == "fp8_pflops":
+    if metric in ("fp8_pflops", "effective_fp8_pflops"):
         return plain(value, 1)
     return plain(value, 3)
 

@@ -30,6 +30,12 @@ SUMMARY_METRICS: tuple[tuple[str, str, str], ...] = (
     ("usd_per_pflop_hour", "USD/PFLOP-hour", "$ per PFLOP-hour"),
 )
 """(metric, unit, label) of each summary figure, in the order every rendering shows them."""
+OPTIONAL_METRICS: tuple[tuple[str, str, str], ...] = (
+    ("effective_fp8_pflops", "PFLOPs", "Effective FP8 PFLOPs"),
+    ("usd_per_effective_pflop_hour", "USD/PFLOP-hour", "$ per effective PFLOP-hour"),
+)
+"""Summary figures a plan states only under a workload: in a diff after the others, and only when either
+plan states them (a diff of plans without workloads reads as it did before they existed)."""
 
 MONEY_METRICS = frozenset(
     m for m, unit, _ in SUMMARY_METRICS if unit.startswith("USD") and m != "usd_per_pflop_hour"
@@ -47,7 +53,7 @@ CHOICE_FIELDS = ("form", "cooling", "scale_up_switch", "scale_out_switch")
 DEPLOYMENT_FIELDS = ("units", "racks", "chips", "it_power_kw", "capex_usd")
 OPEX_CATEGORIES = ("energy", "colocation")
 
-_LABELS = {metric: label for metric, _, label in SUMMARY_METRICS}
+_LABELS = {metric: label for metric, _, label in SUMMARY_METRICS + OPTIONAL_METRICS}
 
 
 def metric_label(name: str) -> str:
@@ -197,6 +203,12 @@ def _summary(base: Plan, head: Plan) -> list[MetricDelta]:
     for metric, unit, _ in SUMMARY_METRICS:
         old, new = base.totals.figure(metric), head.totals.figure(metric)
         delta = _delta(old, new, metric in MONEY_METRICS)
+        out.append(MetricDelta(metric, unit, old, new, delta, _pct(old, delta)))
+    for metric, unit, _ in OPTIONAL_METRICS:
+        if getattr(base.totals, metric) is None and getattr(head.totals, metric) is None:
+            continue
+        old, new = base.totals.figure(metric), head.totals.figure(metric)
+        delta = _delta(old, new, False)
         out.append(MetricDelta(metric, unit, old, new, delta, _pct(old, delta)))
     return out
 

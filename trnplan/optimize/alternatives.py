@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from trnplan.catalog import Catalog
-from trnplan.costs import evaluate, objective_value
+from trnplan.costs import evaluate, objective_value, perf_of
 from trnplan.optimize.model import Model, build_model
 from trnplan.optimize.progress import Deadline
 from trnplan.solution import AlternativeSolution, Decisions, Termination
@@ -82,7 +82,7 @@ def find_alternatives(
             continue
         ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
         if ev.totals.tco_usd > 0:
-            seeds.append((decisions.chosen_items(), ev.totals.fp8_pflops / ev.totals.tco_usd))
+            seeds.append((decisions.chosen_items(), perf_of(ev.totals) / ev.totals.tco_usd))
         value = objective_value(scenario.objective, ev.totals)
         found.append(AlternativeSolution(f"{kind} {item}", result, decisions, value))
     return ranked(catalog, scenario_id, best, found, k)

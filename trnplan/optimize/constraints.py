@@ -258,14 +258,17 @@ def add_capacity_row(
 
 
 def define_demand(prob: pulp.LpProblem, model: Model) -> None:
-    """Every demand given holds: chips, FP8 PFLOPs, HBM TB; and no more than `demand.at_most` of each."""
+    """Every demand given holds: chips, FP8 PFLOPs, HBM TB, effective FP8 PFLOPs (peak x the workload's
+    efficiency of each option); and no more than `demand.at_most` of chips, FP8 PFLOPs, HBM TB."""
     demand = model.scenario.demand
-    pairs_by = {"chips": [], "fp8_pflops": [], "hbm_tb": []}  # type: dict[str, list[tuple[Any, float]]]
+    keys = ["chips", "fp8_pflops", "hbm_tb"]
+    if demand.effective_fp8_pflops is not None:
+        keys.append("effective_fp8_pflops")
+    pairs_by: dict[str, list[tuple[Any, float]]] = {key: [] for key in keys}
     for sm in model.sites:
         for v, o in zip(sm.n, sm.options, strict=True):
-            pairs_by["chips"].append((v, o.chips))
-            pairs_by["fp8_pflops"].append((v, o.fp8_pflops))
-            pairs_by["hbm_tb"].append((v, o.hbm_tb))
+            for key in keys:
+                pairs_by[key].append((v, getattr(o, key)))
     for key, pairs in pairs_by.items():
         need = getattr(demand, key)
         if need is None:
@@ -278,7 +281,7 @@ def define_demand(prob: pulp.LpProblem, model: Model) -> None:
         prob += expr >= need, f"demand_{key}"
         model.coupling.append(f"demand_{key}")
     for key, pairs in pairs_by.items():  # demand.at_most: the most a plan may hold (an extension)
-        cap = demand.cap(key)
+        cap = demand.cap(key) if key != "effective_fp8_pflops" else None
         if cap is not None:
             add_capacity_row(prob, model, f"demand_at_most_{key}", pairs, cap, f"demand cap {key}", key, 1)
             model.coupling.append(f"demand_at_most_{key}")
@@ -318,7 +321,10 @@ def define_objective(prob: pulp.LpProblem, model: Model) -> None:
     model.capex = lin(capex_pairs)
     per_capex = tco_per_capex_usd(scenario)
     model.tco = lin([(v, c * per_capex) for v, c in capex_pairs] + kw_cost)
-    model.perf = lin([(v, o.fp8_pflops) for sm in model.sites for v, o in zip(sm.n, sm.options, strict=True)])
+    # Performance: effective FP8 PFLOPs (peak x the workload's efficiency; peak itself without a workload).
+    model.perf = lin(
+        [(v, o.effective_fp8_pflops) for sm in model.sites for v, o in zip(sm.n, sm.options, strict=True)]
+    )
     budget = scenario.budget
     if budget.capex_usd is not None:
         add_capacity_row(prob, model, "budget_capex", capex_pairs, budget.capex_usd, "capex budget", "USD", 1)

@@ -21,13 +21,17 @@ from typing import Any
 from trnplan.optimize.blocks import SiteBlock, block_highs, site_blocks
 from trnplan.optimize.model import Model, lin
 
-MEASURES = ("fp8_pflops", "chips", "hbm_tb")
+MEASURES = ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops")
 
 
 def measures(model: Model) -> list[str]:
-    """FP8 PFLOPs always (the demand or the objective of most scenarios); chips / HBM where demanded."""
-    demand = model.scenario.demand
-    return [q for q in MEASURES if q == "fp8_pflops" or getattr(demand, q) is not None]
+    """FP8 PFLOPs always (the demand or the objective of most scenarios); chips / HBM where demanded;
+    effective FP8 PFLOPs (each option's `effective_fp8_pflops`) when the scenario names a workload."""
+    scenario = model.scenario
+    wanted = {"fp8_pflops"} | {q for q in ("chips", "hbm_tb") if getattr(scenario.demand, q) is not None}
+    if scenario.workload is not None:
+        wanted.add("effective_fp8_pflops")
+    return [q for q in MEASURES if q in wanted]
 
 
 def _margin(w: float) -> float:

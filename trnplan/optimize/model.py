@@ -33,6 +33,7 @@ from trnplan.costs import (
     Option,
     Reason,
     all_options,
+    form_efficiency,
     make_option,
     option_problems,
     scale_out_switches,
@@ -118,10 +119,15 @@ def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: 
     return max(0, math.floor(min(bounds) + 1e-9))
 
 
+DEMANDED = ("chips", "fp8_pflops", "hbm_tb", "effective_fp8_pflops")
+"""Demand keys, each also the name of the per-unit figure of an `Option`."""
+
+
 def demand_units(scenario: Scenario, opt: Option) -> int:
     """Units of an option that alone meet every demand given."""
     need = 0
-    for key, per_unit in (("chips", opt.chips), ("fp8_pflops", opt.fp8_pflops), ("hbm_tb", opt.hbm_tb)):
+    for key in DEMANDED:
+        per_unit = getattr(opt, key)
         amount = getattr(scenario.demand, key)
         if amount is not None and per_unit > 0:
             need = max(need, math.ceil(amount / per_unit - 1e-9))
@@ -152,7 +158,7 @@ def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
     le += [supply_use(a, key) <= supply_use(b, key) for key in scenario.supply]
     capped = [k for k in ("chips", "fp8_pflops", "hbm_tb") if scenario.demand.cap(k) is not None]
     le += [getattr(a, k) <= getattr(b, k) for k in capped]
-    ge = [a.fp8_pflops >= b.fp8_pflops]
+    ge = [a.fp8_pflops >= b.fp8_pflops, a.effective_fp8_pflops >= b.effective_fp8_pflops]
     for key in ("chips", "hbm_tb"):
         if getattr(scenario.demand, key) is not None:
             ge.append(getattr(a, key) >= getattr(b, key))
@@ -162,7 +168,7 @@ def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
         b.capex_usd,
         b.it_kw,
         b.racks,
-    ) or a.fp8_pflops != b.fp8_pflops
+    ) or (a.fp8_pflops, a.effective_fp8_pflops) != (b.fp8_pflops, b.effective_fp8_pflops)
     return strictly or a.key < b.key
 
 
@@ -183,7 +189,8 @@ def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[S
             why = option_problems(catalog, scenario, site_id, form_id, cooling_id, switch_id)
             if why and (not elastic or any(reason.hard for reason in why)):
                 continue
-            candidates.append((make_option(catalog, form_id, cooling_id, switch_id), why))
+            efficiency = form_efficiency(catalog, scenario, form_id)
+            candidates.append((make_option(catalog, form_id, cooling_id, switch_id, efficiency), why))
         if not elastic:
             keep = {id(o) for o in undominated([o for o, _ in candidates], scenario)}
             candidates = [(o, why) for o, why in candidates if id(o) in keep]

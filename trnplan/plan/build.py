@@ -8,7 +8,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trnplan.catalog import Catalog, Scenario, inputs_digest
-from trnplan.costs import OBJECTIVE_UNITS, Evaluation, crf, evaluate, objective_value, tco_per_capex_usd
+from trnplan.costs import (
+    Evaluation,
+    crf,
+    evaluate,
+    form_efficiency,
+    objective_unit,
+    objective_value,
+    tco_per_capex_usd,
+)
 from trnplan.errors import InputError, SolverError
 from trnplan.numbers import usd
 from trnplan.plan.check import binding_rows, check_plan, constraint_rows
@@ -25,6 +33,7 @@ from trnplan.plan.model import (
     SolverInfo,
     Totals,
     Utilization,
+    WorkloadPart,
 )
 from trnplan.solution import AlternativeSolution, Solution
 
@@ -82,7 +91,8 @@ def check_money_range(evaluation: Evaluation) -> None:
     )
 
 
-def _site_section(s: SiteFigures) -> SiteSection:
+def _site_section(s: SiteFigures, workload: bool) -> SiteSection:
+    """A site's section; with a workload, each deployment states its efficiency and effective PFLOPs."""
     fab = s.fabric
     assert fab is not None
     return SiteSection(
@@ -109,6 +119,8 @@ def _site_section(s: SiteFigures) -> SiteSection:
                 fp8_pflops=f.fp8_pflops,
                 it_power_kw=f.it_power_kw,
                 capex_usd=usd(f.capex_usd),
+                efficiency=f.efficiency if workload else None,
+                effective_fp8_pflops=f.effective_fp8_pflops if workload else None,
             )
             for f in s.deployments
         ],
@@ -129,7 +141,8 @@ def plan_body(evaluation: Evaluation) -> tuple[Totals, dict[str, SiteSection]]:
     totals = evaluation.totals.model_copy(
         update={key: usd(getattr(evaluation.totals, key)) for key in MONEY_TOTALS}
     )
-    sites = {site_id: _site_section(s) for site_id, s in evaluation.sites.items()}
+    workload = evaluation.totals.effective_fp8_pflops is not None
+    sites = {site_id: _site_section(s, workload) for site_id, s in evaluation.sites.items()}
     return totals, sites
 
 
@@ -149,9 +162,27 @@ def alternative_entry(
         choice=alt.decisions.describe(),
         tco_usd=round(ev.totals.tco_usd, 2),
         fp8_pflops=ev.totals.fp8_pflops,
+        effective_fp8_pflops=ev.totals.effective_fp8_pflops,
         objective=value,
         delta_pct=round(delta, 4),
         status=alt.result.status.value,
+    )
+
+
+def workload_part(catalog: Catalog, scenario: Scenario) -> WorkloadPart | None:
+    """The scenario's workload and what it delivers on each form the scenario allows; None without one."""
+    if scenario.workload is None:
+        return None
+    forms = [
+        f
+        for f, form in sorted(catalog.forms.items())
+        if (scenario.forms is None or f in scenario.forms)
+        and (scenario.chips is None or form.chip in scenario.chips)
+    ]
+    return WorkloadPart(
+        id=scenario.workload,
+        name=catalog.workloads[scenario.workload].name,
+        efficiency={f: form_efficiency(catalog, scenario, f) for f in forms},
     )
 
 
@@ -177,7 +208,9 @@ def build_plan(catalog: Catalog, solution: Solution) -> Plan:
         scenario=solution.scenario_id,
         inputs_digest=inputs_digest(catalog, solution.scenario_id),
         solver=solver,
-        objective=Objective(kind=scenario.objective, value=value, unit=OBJECTIVE_UNITS[scenario.objective]),
+        objective=Objective(
+            kind=scenario.objective, value=value, unit=objective_unit(scenario.objective, ev.totals)
+        ),
         totals=totals,
         sites=sites,
         bom=ev.bom,
@@ -185,6 +218,7 @@ def build_plan(catalog: Catalog, solution: Solution) -> Plan:
         alternatives=[alternative_entry(catalog, scenario, a, value) for a in solution.alternatives],
         economics=economics(scenario),
         inputs=Inputs.of(catalog.sources),
+        workload=workload_part(catalog, scenario),
     )
     # Round-trip through the canonical form so the value returned is exactly what gets written.
     return plan_from_dict(plan.to_dict())

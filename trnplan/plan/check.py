@@ -40,16 +40,24 @@ class Row:
         return self.limit - self.used if self.sense == "<=" else self.used - self.limit
 
 
+DEMAND_ROWS = (
+    ("chips", "chips"),
+    ("fp8_pflops", "PFLOPs"),
+    ("hbm_tb", "TB HBM"),
+    ("effective_fp8_pflops", "effective PFLOPs"),
+)
+
+
 def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation) -> list[Row]:
     """Demand, per-site power, grid and positions, supply caps and budgets, evaluated."""
     rows: list[Row] = []
     totals = ev.totals
     demand = scenario.demand
-    for key, unit in (("chips", "chips"), ("fp8_pflops", "PFLOPs"), ("hbm_tb", "TB HBM")):
+    for key, unit in DEMAND_ROWS:
         need = getattr(demand, key)
         if need is not None:
             rows.append(Row(f"demand {key}", totals.figure(key), need, unit, ">="))
-        cap = demand.cap(key)
+        cap = demand.cap(key) if key != "effective_fp8_pflops" else None
         if cap is not None:
             rows.append(Row(f"demand cap {key}", totals.figure(key), cap, unit))
     for site_id in sorted(ev.sites):
@@ -145,15 +153,41 @@ def _decision_problems(catalog: Catalog, scenario: Scenario, plan: Plan) -> list
     return problems
 
 
+EFFECTIVE_TOTALS = ("effective_fp8_pflops", "usd_per_effective_pflop_hour")
+"""Totals a plan states exactly when its scenario names a workload."""
+
+
 def _totals_problems(stated: Totals, computed: Totals) -> list[str]:
     problems = []
     for key in sorted(Totals.model_fields):
         value = getattr(computed, key)
         if value is None:
+            if key in EFFECTIVE_TOTALS and getattr(stated, key) is not None:
+                problems.append(f"totals.{key}: plan states it, but its scenario names no workload")
             continue
         said = getattr(stated, key)
         if said is None or not _close(float(said), float(value)):
             problems.append(f"totals.{key}: plan says {said}, the cost model gives {value}")
+    return problems
+
+
+def _deployment_problems(stated: dict[str, SiteSection], computed: dict[str, SiteSection]) -> list[str]:
+    """Each deployment's efficiency and effective FP8 PFLOPs are the workload's (absent without one)."""
+    problems = []
+    for site_id, section in sorted(computed.items()):
+        theirs = {d.key: d for d in stated[site_id].deployments} if site_id in stated else {}
+        for ours in section.deployments:
+            said = theirs.get(ours.key)
+            for key in ("efficiency", "effective_fp8_pflops"):
+                value, claim = getattr(ours, key), getattr(said, key) if said is not None else None
+                same = (value is None and claim is None) or (
+                    value is not None and claim is not None and _close(float(claim), float(value))
+                )
+                if not same:
+                    problems.append(
+                        f"sites.{site_id}.deployments {ours.key}: {key}: plan says {claim}, "
+                        f"the cost model gives {value}"
+                    )
     return problems
 
 
@@ -189,7 +223,7 @@ def _bom_problems(stated: list[BomLine], computed: list[BomLine]) -> list[str]:
 
 def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
     """Every violation found in the plan, in words; [] means it holds."""
-    from trnplan.plan.build import plan_body
+    from trnplan.plan.build import plan_body, workload_part
 
     scenario = catalog.scenarios.get(plan.scenario)
     if scenario is None:
@@ -203,8 +237,12 @@ def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
     ]
     totals, sites = plan_body(ev)
     problems += _totals_problems(plan.totals, totals)
+    problems += _deployment_problems(plan.sites, sites)
     problems += _fabric_problems(plan.sites, sites)
     problems += _bom_problems(plan.bom, ev.bom)
+    expected = workload_part(catalog, scenario)
+    if plan.workload != expected:
+        problems.append(f"workload: plan says {plan.workload}, the specs give {expected}")
     mismatch = bom_capex_problem(plan.bom, plan.totals.capex_usd)
     if mismatch:
         problems.append(mismatch)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trnplan.catalog import HOURS_PER_YEAR
-from trnplan.costs import OBJECTIVE_UNITS, objective_value
+from trnplan.costs import objective_unit, objective_value
 from trnplan.numbers import PLAN_DIGITS, cents, plain
 from trnplan.plan.model import BomLine, Plan, SiteSection
 
@@ -198,6 +198,66 @@ def _totals_self_problems(plan: Plan) -> list[Mismatch]:
     return problems
 
 
+def _effective_self_problems(plan: Plan) -> list[Mismatch]:
+    """Under a workload every deployment states its efficiency and effective FP8 PFLOPs (= its FP8 PFLOPs
+    x efficiency) and the totals their sum and $/effective-PFLOP-hour; without one, none of them does."""
+    t = plan.totals
+    workload = t.effective_fp8_pflops is not None
+    problems = []
+    if (t.usd_per_effective_pflop_hour is not None) != workload:
+        problems.append(
+            Mismatch(
+                ("totals", "usd_per_effective_pflop_hour"),
+                "totals state effective_fp8_pflops and usd_per_effective_pflop_hour together or neither",
+            )
+        )
+    if (plan.workload is not None) != workload:
+        problems.append(
+            Mismatch(
+                ("workload",), "a plan states its workload exactly when its totals state effective PFLOPs"
+            )
+        )
+    shares = plan.workload.efficiency if plan.workload is not None else {}
+    total = 0.0
+    for site_id, s in sorted(plan.sites.items()):
+        for i, d in enumerate(s.deployments):
+            at: tuple[str | int, ...] = ("sites", site_id, "deployments", i)
+            if d.efficiency is not None and d.form in shares and d.efficiency != shares[d.form]:
+                problems.append(
+                    Mismatch(
+                        (*at, "efficiency"),
+                        f"sites.{site_id}.deployments.{i}.efficiency is {d.efficiency} but the plan's "
+                        f"workload gives {d.form} {shares[d.form]}",
+                    )
+                )
+            if (d.efficiency is not None, d.effective_fp8_pflops is not None) != (workload, workload):
+                state = "state" if workload else "do not state"
+                problems.append(
+                    Mismatch(
+                        at,
+                        f"sites.{site_id}.deployments.{i}: the totals {state} effective FP8 PFLOPs, so every "
+                        "deployment states efficiency and effective_fp8_pflops only with them",
+                    )
+                )
+                continue
+            if d.efficiency is not None and d.effective_fp8_pflops is not None:
+                total += d.effective_fp8_pflops
+                problems += _sum_mismatch(
+                    (*at, "effective_fp8_pflops"),
+                    d.effective_fp8_pflops,
+                    d.fp8_pflops * d.efficiency,
+                    "its FP8 PFLOPs x efficiency",
+                    0.001,
+                )
+    if workload:
+        deps = sum(len(s.deployments) for s in plan.sites.values())
+        problems += _sum_mismatch(
+            ("totals", "effective_fp8_pflops"), t.figure("effective_fp8_pflops"), total,
+            "its deployments", 0.001 * max(1, deps),
+        )
+    return problems
+
+
 def _economics_self_problems(plan: Plan) -> list[Mismatch]:
     """The money terms agree with each other, and the TCO and per-hour figures with them."""
     totals, economics = plan.totals, plan.economics
@@ -235,7 +295,10 @@ def _economics_self_problems(plan: Plan) -> list[Mismatch]:
                 )
             )
     hours = HOURS_PER_YEAR * years
-    for key, per in (("usd_per_pflop_hour", "fp8_pflops"), ("usd_per_chip_hour", "chips")):
+    per_hour = [("usd_per_pflop_hour", "fp8_pflops"), ("usd_per_chip_hour", "chips")]
+    if totals.effective_fp8_pflops is not None and totals.usd_per_effective_pflop_hour is not None:
+        per_hour.append(("usd_per_effective_pflop_hour", "effective_fp8_pflops"))
+    for key, per in per_hour:
         amount = totals.figure(per)
         expected = tco / (amount * hours) if amount > 0 else 0.0
         stated = totals.figure(key)
@@ -252,12 +315,12 @@ def _objective_self_problems(plan: Plan) -> list[Mismatch]:
     if objective is None:
         return []
     problems = []
-    if objective.unit != OBJECTIVE_UNITS[objective.kind]:
+    unit = objective_unit(objective.kind, plan.totals)
+    if objective.unit != unit:
         problems.append(
             Mismatch(
                 ("objective", "unit"),
-                f"objective.unit is {objective.unit!r} but a "
-                f"{objective.kind} objective is in {OBJECTIVE_UNITS[objective.kind]!r}",
+                f"objective.unit is {objective.unit!r} but a {objective.kind} objective is in {unit!r}",
             )
         )
     if objective.kind != "max_perf_per_tco" or plan.totals.tco_usd > 0:
@@ -311,6 +374,7 @@ def self_check(plan: Plan) -> list[Mismatch]:
     for site_id, section in sorted(plan.sites.items()):
         problems += _site_self_problems(site_id, section, maintenance, lines[site_id])
     problems += _totals_self_problems(plan)
+    problems += _effective_self_problems(plan)
     problems += _economics_self_problems(plan)
     problems += _objective_self_problems(plan)
     return problems

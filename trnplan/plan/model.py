@@ -81,6 +81,8 @@ class Totals(Part):
     energy_usd_per_year: Amount | None = None
     colocation_usd_per_year: Amount | None = None
     maintenance_usd_per_year: Amount | None = None
+    effective_fp8_pflops: Amount | None = None  # under the scenario's workload; absent without one
+    usd_per_effective_pflop_hour: Amount | None = None
 
     def figure(self, name: str) -> float:
         """A total by name; 0 where the plan does not state it."""
@@ -114,6 +116,8 @@ class DeploymentRow(Part):
     fp8_pflops: Amount = 0.0
     it_power_kw: Amount = 0.0
     capex_usd: Amount = 0.0
+    efficiency: Annotated[float, Field(gt=0, le=1)] | None = None  # the workload's share of peak here
+    effective_fp8_pflops: Amount | None = None
 
     @property
     def key(self) -> str:
@@ -163,6 +167,7 @@ class Alternative(Part):
     status: SolveStatusText
     tco_usd: Amount | None = None
     fp8_pflops: Amount | None = None
+    effective_fp8_pflops: Amount | None = None
     objective: float | None = None
     delta_pct: float | None = None
 
@@ -199,6 +204,15 @@ class Inputs(Part):
         return cls(specs=list(sources.specs), overrides=list(sources.overrides))
 
 
+class WorkloadPart(Part):
+    """The scenario's workload: the share of dense FP8 peak (its first matching rule's value) each form the
+    scenario allows delivers under it, so the plan says which efficiency decided the form."""
+
+    id: Id
+    name: str
+    efficiency: dict[Id, Annotated[float, Field(gt=0, le=1)]]
+
+
 class Plan(Part):
     """A solved scenario, as written to `plans/SCENARIO.yaml`."""
 
@@ -214,11 +228,13 @@ class Plan(Part):
     alternatives: list[Alternative] = []
     economics: Economics | None = None
     inputs: Inputs | None = None
+    workload: WorkloadPart | None = None  # absent when the scenario names no workload
 
     @classmethod
     def empty(cls, scenario: str) -> Plan:
         """A plan with nothing in it: the base of a scenario that is new, or the head of one that is gone."""
-        zero = dict.fromkeys(Totals.model_fields, 0)
+        workload_only = ("effective_fp8_pflops", "usd_per_effective_pflop_hour")  # absent, not 0
+        zero = dict.fromkeys((k for k in Totals.model_fields if k not in workload_only), 0)
         return cls(
             scenario=scenario,
             inputs_digest="",

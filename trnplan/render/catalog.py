@@ -234,8 +234,12 @@ def _scenario_demand(s: Scenario) -> str:
             f"{fmt(s.demand.chips, 'int')} chips" if s.demand.chips is not None else "",
             fmt(s.demand.fp8_pflops, "pflops") if s.demand.fp8_pflops is not None else "",
             fmt(s.demand.hbm_tb, "tb") if s.demand.hbm_tb is not None else "",
+            (f"{fmt(s.demand.effective_fp8_pflops, 'pflops')} effective"
+             if s.demand.effective_fp8_pflops is not None else ""),
         ) if text
     ]
+    if s.workload is not None:
+        demand.append(f"workload {s.workload}")
     return ", ".join(demand) or "-"
 
 
@@ -248,6 +252,36 @@ def _scenario_objective(s: Scenario) -> str:
     return "\n".join([s.objective, *(b for b in budget if b)])
 
 
+def _rule_text(rule: Any) -> str:
+    """A workload rule's conditions in words: 'switched, domain >= 144', 'any form'."""
+    parts = [rule.topology] if rule.topology else []
+    if rule.min_domain_chips is not None:
+        parts.append(f"domain >= {fmt(rule.min_domain_chips, 'int')}")
+    if rule.forms is not None:
+        parts.append(", ".join(rule.forms))
+    return ", ".join(parts) or "any form"
+
+
+def _workloads_table(catalog: Catalog, workloads: dict[str, Any], mark: _Marks) -> Grid:
+    """Each workload's rules, first match wins, and what they give each form of the catalog."""
+    from trnplan.costs import form_efficiency
+
+    t = Grid(
+        None,
+        [Col("workload"), Col("name", wrap=True, min_width=14), Col("efficiency (first match)", wrap=True),
+         Col("per form", wrap=True, min_width=16)],
+        stack=[(0, 1), (2,), (3,)],
+    )
+    for wid, w in sorted(workloads.items()):
+        rules = [
+            mark(f"{_rule_text(r)}: {fmt(r.value, 'pct')}", _estimated(w, "efficiency")) for r in w.efficiency
+        ]
+        probe = Scenario.model_construct(workload=wid)
+        forms = [f"{f} {fmt(form_efficiency(catalog, probe, f), 'pct')}" for f in sorted(catalog.forms)]
+        t.add_row(wid, w.name, "\n".join(rules), "\n".join(forms))
+    return t
+
+
 _CATALOG_TABLES = {
     "chips": _chips_table,
     "forms": _forms_table,
@@ -255,4 +289,5 @@ _CATALOG_TABLES = {
     "cooling": _cooling_table,
     "sites": _sites_table,
     "scenarios": _scenarios_table,
+    "workloads": _workloads_table,
 }

@@ -30,6 +30,8 @@ def solver_line(plan: Plan) -> str:
 def render_plan(plan: Plan) -> RenderableType:
     """A plan as tables: headline, deployments, scale-out fabric, power and cost, binding, alternatives."""
     parts: list[RenderableType] = [_headline(plan), _deployments(plan), _fabric(plan), _costs(plan)]
+    if plan.workload is not None:
+        parts.append(_workload(plan))
     if plan.binding:
         b = Grid("What binds", [Col("constraint at or near its limit", wrap=True)])
         for line in plan.binding:
@@ -63,6 +65,11 @@ def _headline(plan: Plan) -> Grid:
         ("per chip-hour", fmt(t.usd_per_chip_hour, "usd")),
         ("solver", solver_line(plan)),
     ]
+    if t.effective_fp8_pflops is not None and plan.workload is not None:
+        share = t.effective_fp8_pflops / t.fp8_pflops if t.fp8_pflops else 0.0
+        rows[3:3] = [("effective FP8", f"{fmt(t.effective_fp8_pflops, 'pflops')}LOPs delivered "
+                                       f"({fmt(share, 'pct')} of peak, workload {plan.workload.id})")]
+        rows.insert(-2, ("per effective PF-hour", fmt(t.usd_per_effective_pflop_hour, "usd")))
     headline = Grid(f"Plan for {plan.scenario}", [Col("", style="bold"), Col("", wrap=True)],
                     show_header=False)
     for key, value in rows:
@@ -87,21 +94,38 @@ def _objective_text(objective: Objective | None) -> str:
 
 
 def _deployments(plan: Plan) -> Grid:
+    effective = plan.workload is not None
+    figures = ["units", "racks", "chips", "domains", "FP8"] + (["effective"] if effective else [])
     t = Grid(
         "Deployments",
         [Col(h) for h in ("site", "form", "cooling", "scale-up")]
-        + [Col(h, right=True) for h in ("units", "racks", "chips", "domains", "FP8", "IT power", "capex")],
+        + [Col(h, right=True) for h in (*figures, "IT power", "capex")],
         keys=4,
-        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10,)],
+        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8, 9)] + ([(10, 11)] if effective else [(10,)]),
     )
     for site_id, s in sorted(plan.sites.items()):
         for d in s.deployments:
+            share = f"{fmt(d.effective_fp8_pflops, 'pflops')} ({fmt(d.efficiency, 'pct')})"
+            extra = [share] if effective else []
             t.add_row(
                 site_id, d.form, d.cooling, d.scale_up_switch,
                 fmt(d.units, "int"), fmt(d.racks, "int"), fmt(d.chips, "int"),
-                fmt(d.domains, "int"), fmt(d.fp8_pflops, "pflops"),
+                fmt(d.domains, "int"), fmt(d.fp8_pflops, "pflops"), *extra,
                 fmt(d.it_power_kw, "kw"), fmt(d.capex_usd, "usd"),
             )
+    return t
+
+
+def _workload(plan: Plan) -> Grid:
+    """What the workload delivers on each form the scenario allows, the chosen forms marked: why this form."""
+    assert plan.workload is not None
+    w = plan.workload
+    chosen = {d.form for s in plan.sites.values() for d in s.deployments}
+    t = Grid(f"Workload {w.id}: {w.name}", [Col("form"), Col("share of peak delivered", right=True),
+                                            Col("")])
+    for form, share in sorted(w.efficiency.items(), key=lambda kv: (-kv[1], kv[0])):
+        t.add_row(form, fmt(share, "pct"), "chosen" if form in chosen else "")
+    t.caption = "effective PFLOPs = chips x dense FP8 x share; delivered, not peak, PFLOPs are planned"
     return t
 
 
@@ -159,7 +183,9 @@ RATIO_HEADER = "PF per $M"
 def _alternatives(plan: Plan) -> Grid:
     """The alternatives, ranked; for max_perf_per_tco with the ratio they are ranked by (beside TCO, FP8)."""
     ratio = plan.objective is not None and plan.objective.kind == "max_perf_per_tco"
-    figures = ["TCO", "FP8"] + ([RATIO_HEADER] if ratio else []) + ["vs plan"]
+    effective = plan.workload is not None
+    figures = ["TCO", "FP8"] + (["effective"] if effective else []) + ([RATIO_HEADER] if ratio else [])
+    figures.append("vs plan")
     t = Grid(
         "Alternatives: the best plan without each choice made",
         [Col("#", right=True), Col("without", wrap=True), Col("choice", wrap=True, min_width=40)]
@@ -172,6 +198,8 @@ def _alternatives(plan: Plan) -> Grid:
     for i, alt in enumerate(plan.alternatives, 1):
         feasible = alt.feasible
         cells = [fmt(alt.tco_usd, "usd"), fmt(alt.fp8_pflops, "pflops")] if feasible else ["-", "-"]
+        if effective:
+            cells.append(fmt(alt.effective_fp8_pflops, "pflops") if feasible else "-")
         if ratio:
             cells.append(f"{alt.objective:,.3f}" if feasible and alt.objective is not None else "-")
         cells.append(fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True) if feasible else "infeasible")

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from trnplan.catalog import Catalog, Scenario
-from trnplan.costs import Deployment, evaluate, scale_out_switches, site_options
+from trnplan.costs import Deployment, evaluate, perf_of, scale_out_switches, site_options
 from trnplan.plan.check import constraint_rows
 
 
@@ -29,6 +29,7 @@ class Candidate:
     capex_usd: float
     tco_usd: float
     supply: tuple[tuple[str, int], ...]
+    effective_fp8_pflops: float = 0.0  # the cost model's: peak x the workload's efficiency (peak without one)
 
 
 EMPTY = Candidate((), (), 0, 0, 0, 0, 0, ())
@@ -81,6 +82,7 @@ def site_candidates(catalog: Catalog, scenario_id: str, site_id: str) -> list[Ca
                     t.capex_usd,
                     t.tco_usd,
                     tuple(sorted(ev.supply_used.items())),
+                    perf_of(t),
                 )
             )
     return out
@@ -101,6 +103,7 @@ def _add_up(combo: tuple[Candidate, ...]) -> Candidate:
         sum(c.capex_usd for c in combo),
         sum(c.tco_usd for c in combo),
         tuple(sorted(supply.items())),
+        sum(c.effective_fp8_pflops for c in combo),
     )
 
 
@@ -112,6 +115,9 @@ def _meets_demand(scenario: Scenario, total: Candidate) -> bool:
     if demand.fp8_pflops is not None and total.fp8_pflops < demand.fp8_pflops * (1 - 1e-9):
         return False
     if demand.hbm_tb is not None and total.hbm_tb < demand.hbm_tb * (1 - 1e-9):
+        return False
+    effective = demand.effective_fp8_pflops
+    if effective is not None and total.effective_fp8_pflops < effective * (1 - 1e-9):
         return False
     for key in ("chips", "fp8_pflops", "hbm_tb"):
         cap = demand.cap(key)
@@ -132,12 +138,13 @@ def _within_limits(scenario: Scenario, total: Candidate) -> bool:
 
 
 def _score(objective: str, total: Candidate) -> float:
-    """Larger is better: -TCO, PFLOPs, or PFLOPs per USD of TCO."""
+    """Larger is better: -TCO, effective PFLOPs, or effective PFLOPs per USD of TCO (effective = peak
+    without a workload)."""
     if objective == "min_tco":
         return -total.tco_usd
     if objective == "max_perf":
-        return total.fp8_pflops
-    return total.fp8_pflops / total.tco_usd
+        return total.effective_fp8_pflops
+    return total.effective_fp8_pflops / total.tco_usd
 
 
 def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Candidate] | None:
@@ -160,7 +167,7 @@ def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Candidate] | N
     t = evaluate(catalog, scenario, cand.deployments, dict(cand.scale_out)).totals
     exact = {
         "min_tco": t.tco_usd,
-        "max_perf": t.fp8_pflops,
-        "max_perf_per_tco": t.fp8_pflops / t.tco_usd * 1e6,
+        "max_perf": perf_of(t),
+        "max_perf_per_tco": perf_of(t) / t.tco_usd * 1e6,
     }
     return exact[scenario.objective], cand

@@ -1,0 +1,247 @@
+"""The `sweep` command: solve many variants of one scenario on Dask, keep a row per run, sum them up."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import typer
+
+from trnplan.cli.common import SetOpt, SpecsOpt, echo_err, emit, format_option, guarded, to_json
+from trnplan.errors import EXIT_INTERRUPTED, InputError, SpecError, UsageError, did_you_mean
+
+if TYPE_CHECKING:
+    from trnplan.catalog import Catalog
+    from trnplan.sweep.grid import Axis, Run
+    from trnplan.sweep.rows import Row
+
+SweepFormat = Literal["table", "json", "csv", "markdown"]
+
+
+@guarded
+def sweep(
+    scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario id from the specs.")],
+    vary: Annotated[
+        list[str] | None,
+        typer.Option("--vary", metavar="PATH=V1,V2|PATH=LOW:HIGH:N", show_default=False,
+                     help="Values of one input (repeatable; the grid is their product). LOW:HIGH:N is N "
+                     "evenly spaced values, both ends included; KIND.*.FIELD sets every entity of a kind."),
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option("--sample", metavar="N", show_default=False,
+                     help="Monte Carlo: N runs, each drawing every field the specs give a range uniformly."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of --sample's draws.")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE.jsonl", show_default=False,
+                     help="Keep one JSON row per run here, written as runs finish; a rerun skips the runs "
+                     "already there."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", metavar="N", min=1, show_default=False,
+                     help="Local worker processes (default: the machine's cores)."),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", metavar="tcp://HOST:PORT", show_default=False,
+                     help="Run on this Dask cluster instead of a local one."),
+    ] = None,
+    connect_timeout: Annotated[
+        float,
+        typer.Option("--connect-timeout", metavar="SECONDS", min=0.1, help="Time to reach --scheduler."),
+    ] = 10.0,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", metavar="SECONDS", min=0.01, show_default=False,
+                     help="Time for each run's solve."),
+    ] = None,
+    fmt: Annotated[SweepFormat, format_option()] = "table",
+    specs: SpecsOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Solve many variants of a scenario in parallel (on Dask) and sum up how sure its plan is.
+
+    Each run's TCO is what `trnplan optimize SCENARIO --set PATH=VALUE ...` gives. The summary: the
+    objective's distribution, how often each site's choice is made, and a tornado of TCO per input.
+    Needs `pip install "trnplan[dask]"`.
+
+    Examples:
+
+        trnplan sweep trn3-100k --vary chips.trn3.unit_usd=5000:9000:5
+
+        trnplan sweep trn3-100k --vary 'sites.*.electricity_usd_per_kwh=0.05,0.1'
+
+        trnplan sweep trn3-100k --sample 200 --seed 1 --out runs.jsonl
+    """
+    from trnplan.sweep.runner import INSTALL_HINT, dask_available
+
+    if not dask_available():
+        raise UsageError(INSTALL_HINT)
+    dirs = _worker_dirs(specs)
+    catalog, base = _base(dirs, overrides or [])
+    if scenario not in catalog.scenarios:
+        raise UsageError(f"unknown scenario '{scenario}'" + did_you_mean(scenario, catalog.scenarios))
+    runs, paths = _runs(catalog, dirs, base, vary or [], sample, seed)
+    rows, todo = _resume(out, runs)
+    if todo:
+        rows.extend(_solve(scenario, dirs, base, todo, out, workers, scheduler, connect_timeout, time_limit,
+                           total=len(runs)))
+    _print_summary(catalog, scenario, rows, paths, sampled=sample is not None, total=len(runs), fmt=fmt)
+
+
+def _worker_dirs(specs: list[Path] | None) -> list[str]:
+    """The spec directories as absolute paths, so a worker in another folder reads the same ones."""
+    from trnplan.load import default_spec_dirs, spec_dir
+
+    chosen = [spec_dir(s) for s in specs] if specs else default_spec_dirs()
+    return [str(Path(d).resolve()) for d in chosen]
+
+
+def _base(dirs: list[str], overrides: list[str]) -> tuple[Catalog, list[str]]:
+    """The catalog with the base `--set` overrides, and those overrides with wildcards expanded."""
+    from trnplan.load import load_specs
+    from trnplan.sweep.grid import expand
+
+    catalog = load_specs(dirs, [o for o in overrides if ".*." not in o.partition("=")[0]])
+    base = []
+    for text in overrides:
+        path, eq, value = text.partition("=")
+        base += [f"{p}={value}" for p in expand(path.strip(), catalog)] if eq else [text]
+    return (load_specs(dirs, base) if base != overrides else catalog), base
+
+
+def _runs(
+    catalog: Catalog, dirs: list[str], base: list[str], vary: list[str], sample: int | None, seed: int
+) -> tuple[list[Run], list[str]]:
+    """The runs of the sweep and the inputs it varies; each `--vary` end is checked against the specs."""
+    from trnplan.sweep.grid import grid_runs, parse_vary, ranged_fields, sample_runs
+
+    if sample is not None:
+        if vary:
+            raise UsageError("give --vary (a grid) or --sample (Monte Carlo), not both")
+        fields = ranged_fields(catalog)
+        return sample_runs(fields, sample, seed), [f.path for f in fields]
+    if not vary:
+        raise UsageError("nothing to sweep: give --vary PATH=V1,V2 (repeatable) or --sample N")
+    axes = [parse_vary(text, catalog) for text in vary]
+    for axis in axes:
+        _check_axis(axis, dirs, base)
+    return grid_runs(axes), [a.path for a in axes]
+
+
+def _check_axis(axis: Axis, dirs: list[str], base: list[str]) -> None:
+    """Load the specs with the axis at each of its values (its ends when it is numeric): a bad path or
+    value fails now, before any run, naming the `--vary`."""
+    from trnplan.load import load_specs
+    from trnplan.sweep.grid import _text
+
+    values = list(axis.values)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        values = sorted({min(values), max(values)})
+    for value in values:
+        try:
+            load_specs(dirs, [*base, *(f"{p}={_text(value)}" for p in axis.paths)])
+        except SpecError as exc:
+            said = [f"{p.path}: {p.message}" if p.path else p.message for p in exc.problems
+                    if p.file == "--set"] or [str(p) for p in exc.problems]
+            raise InputError(f"--vary {axis.path} at {_text(value)}: " + "; ".join(said)) from None
+
+
+def _resume(out: Path | None, runs: list[Run]) -> tuple[list[Row], list[Run]]:
+    """The rows `--out` holds already, and the runs still to solve."""
+    if out is None:
+        return [], runs
+    from trnplan.files import check_writable
+    from trnplan.sweep.rows import check_resumable, read_rows
+
+    check_writable(out)
+    rows, _ = read_rows(out)
+    check_resumable(rows, runs, out)
+    if rows:
+        left = len(runs) - len(rows)
+        echo_err(f"{out}: {len(rows)} of {len(runs)} runs done already; solving the other {left}")
+    return list(rows.values()), [r for r in runs if r.run not in rows]
+
+
+def _interactive() -> bool:
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _solve(
+    scenario: str, dirs: list[str], base: list[str], todo: list[Run], out: Path | None, workers: int | None,
+    scheduler: str | None, connect_timeout: float, time_limit: float | None, *, total: int,
+) -> list[Row]:
+    """Solve the runs on Dask, appending each row to `--out` as it finishes; Ctrl-C keeps them (exit 130)."""
+    from trnplan.sweep.rows import RowFile, read_rows
+    from trnplan.sweep.runner import Task, cluster, solve_all
+
+    tasks = [Task(scenario, tuple(dirs), tuple(base), run, time_limit=time_limit) for run in todo]
+    new: list[Row] = []
+    sink: RowFile | None = None
+    bar = None
+
+    def keep(row: Row) -> None:
+        new.append(row)
+        if sink is not None:
+            sink.write(row)
+        if bar is not None:
+            bar.advance()
+
+    try:
+        with cluster(workers or os.cpu_count() or 1, scheduler, connect_timeout) as client:
+            # Opened once the cluster answers: a sweep that cannot start leaves no file behind.
+            sink = RowFile(out, read_rows(out)[1]) if out is not None else None
+            bar = _progress(total, total - len(todo), scenario)
+            solve_all(client, tasks, keep)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+            bar = None
+        kept = f"; the rows are in {out}: rerun the same command to finish" if out is not None else ""
+        echo_err(f"interrupted: {total - len(todo) + len(new)} of {total} runs done{kept}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        if bar is not None:
+            bar.close()
+        if sink is not None:
+            sink.close()
+    return new
+
+
+def _progress(total: int, done: int, scenario: str) -> Any:
+    if not _interactive():
+        return None
+    from trnplan.render import console
+    from trnplan.render.sweep import SweepProgress
+
+    return SweepProgress(console(stderr=True), total, done, f"sweep {scenario}")
+
+
+def _print_summary(
+    catalog: Catalog, scenario: str, rows: list[Row], paths: list[str], *, sampled: bool, total: int,
+    fmt: SweepFormat,
+) -> None:
+    from trnplan.sweep.report import summary_to_csv, summary_to_markdown
+    from trnplan.sweep.summary import summarize
+
+    summary = summarize(rows, paths, sampled=sampled, total=total)
+    summary["scenario"] = scenario
+    summary["objective_kind"] = catalog.scenarios[scenario].objective
+    if fmt == "json":
+        emit(to_json(summary))
+    elif fmt == "csv":
+        emit(summary_to_csv(summary))
+    elif fmt == "markdown":
+        emit(summary_to_markdown(summary))
+    else:
+        from trnplan.render.sweep import render_sweep
+
+        emit(render_sweep(summary))

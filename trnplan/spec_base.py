@@ -1,0 +1,115 @@
+"""The base of every spec entity: strict frozen models, ids and months, plausible ranges that name the
+likely unit slip, and provenance (sources, estimates, notes, ranges)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    StringConstraints,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
+MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
+
+# Gb/s per lane per direction, by PCIe generation.
+PCIE_LANE_GBPS = {3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0, 7: 128.0}
+HOURS_PER_YEAR = 8760
+RACK_UNITS_PER_RACK = 42
+
+Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+Month = Annotated[str, StringConstraints(pattern=MONTH_PATTERN)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+
+
+@dataclass(frozen=True)
+class Plausible:
+    """A number in [lo, hi] of `unit`; outside it, an error naming the likely unit slip.
+
+    `slips` maps a factor to a description: if value x factor lands in range, that slip is named.
+    """
+
+    lo: float
+    hi: float
+    unit: str
+    slips: tuple[tuple[float, str], ...] = ()
+
+    def check(self, value: float) -> float:
+        lo, hi, unit = self.lo, self.hi, self.unit
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{value} is not a finite number")
+        if abs(value) > 1e15:
+            raise ValueError(
+                f"{float(value):.3g} {unit} is far outside the plausible range {lo:g} to {hi:g} {unit}"
+            )
+        if lo <= value <= hi:
+            return value
+        hint = ""
+        for factor, what in self.slips:
+            if value != 0 and lo <= value * factor <= hi:
+                hint = f"; this looks like {what}"
+                break
+        raise ValueError(f"{value:g} {unit} is outside the plausible range {lo:g} to {hi:g} {unit}{hint}")
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        out = handler(schema)
+        out.update({"minimum": self.lo, "maximum": self.hi})
+        return out
+
+
+def _slips(slips: dict[float, str] | None) -> tuple[tuple[float, str], ...]:
+    return tuple((slips or {}).items())
+
+
+Usd = Annotated[float, Plausible(0, 1e12, "USD")]
+
+
+class Spec(BaseModel):
+    """Strict base: unknown fields are errors, values are frozen, no type coercion."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+PROVENANCE = frozenset({"sources", "estimates", "notes", "ranges"})
+"""Fields that say where figures come from and how sure they are: they change no figure of a plan."""
+
+
+class Provenance(Spec):
+    sources: list[Text] = []
+    estimates: list[str] = []
+    notes: Text | None = None
+    ranges: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = {}
+    """`{FIELD: [LOW, HIGH]}`: how far an estimate may be off; `trnplan sweep --sample` draws in them."""
+
+    @model_validator(mode="after")
+    def _estimates_name_fields(self) -> Provenance:
+        known = set(type(self).model_fields) - PROVENANCE
+        for name in self.estimates:
+            top = name.split(".")[0]
+            if top not in known:
+                raise ValueError(f"estimates names unknown field '{name}'")
+        return self
+
+    @model_validator(mode="after")
+    def _ranges_hold_values(self) -> Provenance:
+        from trnplan.ranges import range_problems
+
+        problems = range_problems(self)
+        if problems:
+            raise ValueError("; ".join(f"ranges.{p}" for p in problems))
+        return self

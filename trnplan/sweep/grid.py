@@ -1,0 +1,166 @@
+"""The runs of a sweep: a grid (`--vary`, the product of every axis) or Monte Carlo draws (`--sample`,
+every field the specs give a range, uniformly within it). A run is an override set, as `--set` takes it."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trnplan.errors import UsageError
+
+if TYPE_CHECKING:
+    from trnplan.catalog import Catalog
+
+MAX_RUNS = 1_000_000
+WILDCARD = "*"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One varied input: the PATH as given (maybe `sites.*.FIELD`), the paths it sets, and its values."""
+
+    path: str
+    paths: tuple[str, ...]
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run: its number, what it sets (PATH as given -> value) and the `--set` overrides that do it."""
+
+    run: int
+    set: dict[str, Any]
+    overrides: tuple[str, ...]
+
+
+def expand(path: str, catalog: Catalog) -> tuple[str, ...]:
+    """`KIND.*.FIELD` as one path per entity of KIND (sorted); any other path as itself."""
+    kind, _, rest = path.partition(".")
+    entity, dot, field = rest.partition(".")
+    if entity != WILDCARD:
+        return (path,)
+    if not dot or not field:
+        raise UsageError(f"'{path}': name a field after the wildcard, e.g. {kind}.*.FIELD")
+    try:
+        ids = sorted(catalog.of(kind))
+    except AttributeError:
+        from trnplan.catalog import KINDS
+
+        raise UsageError(f"'{path}': unknown collection '{kind}' (expected {', '.join(KINDS)})") from None
+    if not ids:
+        raise UsageError(f"'{path}': the specs define no {kind}")
+    return tuple(f"{kind}.{i}.{field}" for i in ids)
+
+
+def _number(text: str, what: str) -> float | int:
+    try:
+        value = json.loads(text.strip())
+    except ValueError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageError(f"{what}: '{text}' is not a number")
+    return value
+
+
+def _evenly(low: float | int, high: float | int, n: int) -> list[Any]:
+    """n evenly spaced values from low to high, both ends included (whole numbers stay whole if they can)."""
+    if n == 1:
+        return [low]
+    values = [low + (high - low) * i / (n - 1) for i in range(n)]
+    whole = isinstance(low, int) and isinstance(high, int) and (high - low) % (n - 1) == 0
+    return [round(v) if whole else float(f"{v:.12g}") for v in values]
+
+
+def parse_vary(text: str, catalog: Catalog) -> Axis:
+    """`PATH=V1,V2,...` or `PATH=LOW:HIGH:N` as an axis (values read as YAML scalars)."""
+    path, eq, spec = text.partition("=")
+    path = path.strip()
+    if not eq or not path:
+        raise UsageError(f"--vary takes PATH=V1,V2 or PATH=LOW:HIGH:N, got '{text}'")
+    what = f"--vary {path}"
+    parts = spec.split(":")
+    if len(parts) == 3:
+        low, high = _number(parts[0], what), _number(parts[1], what)
+        n = _number(parts[2], what)
+        if not isinstance(n, int) or n < 1:
+            raise UsageError(f"{what}: N in LOW:HIGH:N must be a whole number, at least 1; got {parts[2]}")
+        if low > high:
+            raise UsageError(f"{what}: LOW {low:g} is above HIGH {high:g}")
+        values = _evenly(low, high, n)
+    elif ":" in spec:
+        raise UsageError(f"{what}: write LOW:HIGH:N (three parts) or V1,V2,...; got '{spec}'")
+    else:
+        import yaml
+
+        values = [yaml.safe_load(v) for v in spec.split(",") if v.strip()]
+        if not values:
+            raise UsageError(f"{what}: no values (an empty grid); give V1,V2,... or LOW:HIGH:N")
+    return Axis(path, expand(path, catalog), tuple(values))
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value)
+
+
+def grid_runs(axes: list[Axis]) -> list[Run]:
+    """Every combination of the axes' values (the first axis varies slowest), numbered from 0."""
+    size = 1
+    for axis in axes:
+        size *= len(axis.values)
+    if size > MAX_RUNS:
+        raise UsageError(f"the grid has {size} runs, more than {MAX_RUNS}; vary fewer values")
+    runs = []
+    for i, combo in enumerate(itertools.product(*(a.values for a in axes))):
+        sets = {a.path: v for a, v in zip(axes, combo, strict=True)}
+        overrides = tuple(f"{p}={_text(v)}" for a, v in zip(axes, combo, strict=True) for p in a.paths)
+        runs.append(Run(i, sets, overrides))
+    return runs
+
+
+@dataclass(frozen=True)
+class Ranged:
+    """A field the specs give a range: its path, bounds, and whether it holds whole numbers."""
+
+    path: str
+    low: float
+    high: float
+    integer: bool
+
+
+def ranged_fields(catalog: Catalog) -> list[Ranged]:
+    """Every `ranges` entry of every entity, as `KIND.ID.FIELD` (sorted)."""
+    from trnplan.catalog import KINDS, MODELS
+    from trnplan.ranges import number_field
+
+    found = []
+    for kind in KINDS:
+        for entity_id, entity in sorted(catalog.of(kind).items()):
+            for field, (low, high) in sorted(getattr(entity, "ranges", {}).items()):
+                number = number_field(MODELS[kind], field)
+                integer = bool(number and number.integer)
+                found.append(Ranged(f"{kind}.{entity_id}.{field}", low, high, integer))
+    return found
+
+
+def sample_runs(fields: list[Ranged], n: int, seed: int) -> list[Run]:
+    """n runs, each drawing every ranged field uniformly within its range; run i's draws depend only on
+    the seed and i, so a resumed sweep draws the same values."""
+    if not fields:
+        raise UsageError("--sample: the specs give no field a range (ranges: {FIELD: [LOW, HIGH]}); "
+                         "nothing to draw: an empty sweep")
+    if not 1 <= n <= MAX_RUNS:
+        raise UsageError(f"--sample N must be 1 to {MAX_RUNS}, got {n}")
+    runs = []
+    for i in range(n):
+        rng = random.Random(f"{seed}:{i}")
+        sets: dict[str, Any] = {}
+        for f in fields:
+            if f.integer:
+                sets[f.path] = rng.randint(round(f.low), round(f.high))
+            else:
+                sets[f.path] = min(max(float(f"{rng.uniform(f.low, f.high):.9g}"), f.low), f.high)
+        runs.append(Run(i, sets, tuple(f"{p}={_text(v)}" for p, v in sets.items())))
+    return runs

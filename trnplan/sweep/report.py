@@ -1,0 +1,73 @@
+"""A sweep's summary as CSV (one figure per line) and as Markdown tables; the table form is
+`trnplan.render.sweep`, the JSON form the summary's data itself."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from trnplan.numbers import money_short, shortest, trimmed
+
+STATS = ("min", "q1", "median", "q3", "max")
+
+
+def _figures(summary: dict[str, Any]) -> Iterator[tuple[str, str, str, float | None]]:
+    """(section, name, field, value) of every figure in the summary."""
+    yield "runs", "", "runs", summary["runs"]
+    yield "runs", "", "finished", summary["finished"]
+    for status, n in summary["status"].items():
+        yield "status", status, "runs", n
+    for key in ("objective", "tco_usd"):
+        for stat in STATS:
+            yield key, summary.get("objective_kind", "") if key == "objective" else "", stat, (
+                summary[key][stat] if summary[key] else None)
+    for site, made in summary["choices"].items():
+        for c in made:
+            yield "choices", f"{site} {c['choice']}", "runs", c["runs"]
+    for bar in summary["tornado"]["inputs"]:
+        for field in ("low", "high", "tco_low_usd", "tco_high_usd", "swing_usd"):
+            yield "tornado", bar["path"], field, bar[field]
+
+
+def summary_to_csv(summary: dict[str, Any]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["section", "name", "field", "value"])
+    for section, name, field, value in _figures(summary):
+        writer.writerow([section, name, field, shortest(value)])
+    return out.getvalue()
+
+
+def objective_text(summary: dict[str, Any]) -> Callable[[float], str]:
+    """How the summary's objective values read: dollars for min_tco, else plain figures."""
+    return money_short if summary.get("objective_kind") == "min_tco" else trimmed
+
+
+def _md_row(*cells: str) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def summary_to_markdown(summary: dict[str, Any]) -> str:
+    lines = [f"## Sweep: {summary.get('scenario', '')}", "",
+             f"{summary['finished']} of {summary['runs']} runs finished: "
+             + ", ".join(f"{n} {s}" for s, n in summary["status"].items()), ""]
+    lines += [_md_row("figure", *STATS), _md_row(*["---"] * 6)]
+    for key, show in (("objective", objective_text(summary)), ("tco_usd", money_short)):
+        if summary[key]:
+            name = f"objective ({summary.get('objective_kind', '')})" if key == "objective" else "TCO"
+            lines.append(_md_row(name, *(show(summary[key][s]) for s in STATS)))
+    lines += ["", _md_row("site", "choice (form/cooling/scale-up/scale-out)", "runs", "share"),
+              _md_row("---", "---", "---:", "---:")]
+    for site, made in summary["choices"].items():
+        for c in made:
+            lines.append(_md_row(site, c["choice"], str(c["runs"]), f"{c['share']:.0%}"))
+    lines += ["", f"Tornado: {summary['tornado']['method']}.", "",
+              _md_row("input", "low", "high", "TCO at low", "TCO at high", "swing"),
+              _md_row("---", "---:", "---:", "---:", "---:", "---:")]
+    for bar in summary["tornado"]["inputs"]:
+        lines.append(_md_row(bar["path"], trimmed(bar["low"]), trimmed(bar["high"]),
+                             money_short(bar["tco_low_usd"]), money_short(bar["tco_high_usd"]),
+                             money_short(bar["swing_usd"])))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,108 @@
+"""The rows a sweep keeps: one JSON object per run, one line each, appended as runs finish.
+
+A row holds at least `run`, `set`, `status`, `tco_usd`, `capex_usd`, `objective` and `choices`
+(`{SITE: ["FORM/COOLING/SCALE-UP/SCALE-OUT", ...]}`). A killed sweep can leave a torn last line (no line
+break): it is dropped, and that run is solved again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from trnplan.errors import InputError
+
+if TYPE_CHECKING:
+    from trnplan.plan.model import Plan
+    from trnplan.sweep.grid import Run
+
+Row = dict[str, Any]
+
+
+def plan_row(run: Run, plan: Plan) -> Row:
+    """The row of a run that produced a plan."""
+    choices: dict[str, list[str]] = {}
+    for site_id, site in sorted(plan.sites.items()):
+        made = sorted(
+            {f"{d.form}/{d.cooling}/{d.scale_up_switch}/{site.scale_out.switch}" for d in site.deployments}
+        )
+        if made:
+            choices[site_id] = made
+    objective = plan.objective.value if plan.objective is not None else None
+    row: Row = {
+        "run": run.run, "set": run.set, "status": plan.status, "tco_usd": plan.totals.tco_usd,
+        "capex_usd": plan.totals.capex_usd, "objective": objective, "choices": choices,
+    }
+    if plan.totals.effective_fp8_pflops is not None:  # a scenario with a workload: what it delivers
+        row["effective_fp8_pflops"] = plan.totals.effective_fp8_pflops
+        row["usd_per_effective_pflop_hour"] = plan.totals.usd_per_effective_pflop_hour
+    return row
+
+
+def failed_row(run: Run, status: str, message: str) -> Row:
+    """The row of a run with no plan: infeasible, invalid (its overrides break the specs), or error."""
+    return {
+        "run": run.run, "set": run.set, "status": status, "tco_usd": None, "capex_usd": None,
+        "objective": None, "choices": {}, "message": message,
+    }
+
+
+def _row(line: bytes, where: str) -> Row:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        row = None
+    if not (isinstance(row, dict) and isinstance(row.get("run"), int) and isinstance(row.get("set"), dict)):
+        raise InputError(f"{where}: not a sweep row (a JSON object with run and set); "
+                         "is this the --out of a sweep? use another file")
+    return row
+
+
+def read_rows(path: Path) -> tuple[dict[int, Row], int]:
+    """The rows already in `path` by run (none when it does not exist), and the byte length of its whole
+    lines: a torn last line (a killed sweep's) is not counted, and is cut off before appending."""
+    if not path.exists():
+        return {}, 0
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    whole = data.rfind(b"\n") + 1
+    rows: dict[int, Row] = {}
+    for number, line in enumerate(data[:whole].splitlines(), start=1):
+        if line.strip():
+            row = _row(line, f"{path}:{number}")
+            rows[row["run"]] = row
+    return rows, whole
+
+
+class RowFile:
+    """Appends whole rows to a sweep's `--out`, each flushed as it is written; a torn last line left by a
+    killed run is cut off first."""
+
+    def __init__(self, path: Path, keep: int) -> None:
+        self.path = path
+        if path.exists() and path.stat().st_size != keep:
+            os.truncate(path, keep)
+        self._file: IO[str] = path.open("a", encoding="utf-8")
+
+    def write(self, row: Row) -> None:
+        self._file.write(json.dumps(row, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def check_resumable(rows: dict[int, Row], runs: list[Run], path: Path) -> None:
+    """Refuse a `--out` that holds rows of another sweep (a run number beyond it, or a different set)."""
+    by_number = {r.run: r for r in runs}
+    for number, row in sorted(rows.items()):
+        run = by_number.get(number)
+        if run is None or json.loads(json.dumps(run.set)) != row["set"]:
+            raise InputError(
+                f"{path}: run {number} there is not run {number} of this sweep (another --vary, --sample or "
+                "--seed?); give another --out, or delete the file to start over"
+            )
