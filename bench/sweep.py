@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     specs = str(ROOT / "specs")
     catalog = load_specs([specs])
-    runs = sample_runs(ranged_fields(catalog), args.runs, args.seed)
+    runs = sample_runs(ranged_fields(catalog, args.scenario), args.runs, args.seed)
     tasks = [Task(args.scenario, (specs,), (), run) for run in runs]
 
     t0 = time.perf_counter()

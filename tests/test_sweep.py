@@ -342,3 +342,20 @@ def test_ctrl_c_keeps_every_finished_row_and_exits_130(specs, tmp_path):
     assert text.endswith("\n")
     rows = read_rows(out)
     assert 3 <= len(rows) < 400 and len({r["run"] for r in rows}) == len(rows)
+
+
+def test_monte_carlo_draws_only_what_the_scenario_can_use():
+    """trn3-100k plans Trainium3 at its three sites: the shipped ranges on other chips' prices (gb200,
+    mi355x, ...) and on forms of other chips are not drawn (they would show as noise in the tornado);
+    the trn3 price, the scale-out switches and every cooling type are."""
+    from trnplan.sweep.grid import ranged_fields
+
+    catalog = load_specs([str(Path(__file__).resolve().parents[1] / "specs")])
+    every = {f.path for f in ranged_fields(catalog)}
+    used = {f.path for f in ranged_fields(catalog, "trn3-100k")}
+    assert used < every
+    assert "chips.trn3.unit_usd" in used and "chips.gb200.unit_usd" in every - used
+    assert not any(p.startswith("chips.") and not p.startswith("chips.trn3.") for p in used)
+    assert any(p.startswith("cooling.") for p in used)
+    scale_out = {s for s, sw in catalog.switches.items() if sw.role == "scale_out"}
+    assert {p.split(".")[1] for p in used if p.startswith("switches.")} & scale_out

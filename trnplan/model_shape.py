@@ -11,11 +11,13 @@ from pydantic import BaseModel
 from trnplan.yamlsafe import KeyPath
 
 
-def strip_type(tp: Any) -> Any:
-    """`Annotated[X, ...]` -> X, `X | None` -> X."""
+def unwrap(tp: Any) -> tuple[Any, list[Any]]:
+    """`Annotated[X, m...]` -> (X, [m...]) and `X | None` -> X, repeatedly: the type and its metadata."""
+    meta: list[Any] = []
     while True:
         origin = get_origin(tp)
         if origin is Annotated:
+            meta.extend(tp.__metadata__)
             tp = get_args(tp)[0]
             continue
         if origin is Union or origin is types.UnionType:
@@ -23,7 +25,12 @@ def strip_type(tp: Any) -> Any:
             if len(args) == 1:
                 tp = args[0]
                 continue
-        return tp
+        return tp, meta
+
+
+def strip_type(tp: Any) -> Any:
+    """`Annotated[X, ...]` -> X, `X | None` -> X."""
+    return unwrap(tp)[0]
 
 
 def is_model(tp: Any) -> bool:

@@ -6,11 +6,12 @@ lie inside it, and both ends inside the field's plausible range. `trnplan sweep 
 
 from __future__ import annotations
 
-import types
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel
+
+from trnplan.model_shape import unwrap
 
 if TYPE_CHECKING:
     from trnplan.spec_base import Plausible
@@ -22,23 +23,6 @@ class NumberField:
 
     integer: bool
     plausible: Plausible | None
-
-
-def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
-    """`tp` without Annotated and `| None`, and the metadata it carried."""
-    meta: list[Any] = []
-    while True:
-        origin = get_origin(tp)
-        if origin is Annotated:
-            meta.extend(tp.__metadata__)
-            tp = get_args(tp)[0]
-            continue
-        if origin is Union or origin is types.UnionType:
-            args = [a for a in get_args(tp) if a is not type(None)]
-            if len(args) == 1:
-                tp = args[0]
-                continue
-        return tp, meta
 
 
 def _plausible(meta: list[Any]) -> Plausible | None:
@@ -58,15 +42,15 @@ def number_field(model: type[BaseModel], path: str) -> NumberField | None:
     tp: Any = model
     meta: list[Any] = []
     for part in parts:
-        tp, _ = _unwrap(tp)
+        tp, _ = unwrap(tp)
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             info = tp.model_fields.get(part)
             if info is None:
                 return None
             declared = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
-            tp, meta = _unwrap(declared)
+            tp, meta = unwrap(declared)
         elif get_origin(tp) is dict:
-            tp, meta = _unwrap(get_args(tp)[1])
+            tp, meta = unwrap(get_args(tp)[1])
         else:
             return None
     if tp is bool or tp not in (int, float):

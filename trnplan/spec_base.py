@@ -32,8 +32,29 @@ Month = Annotated[str, StringConstraints(pattern=MONTH_PATTERN)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=500)]
 
 
+class Checked:
+    """A pydantic marker for numbers: `check` validates (and names the likely slip), `json_bounds` goes into
+    the JSON Schema."""
+
+    def check(self, value: float) -> float:
+        raise NotImplementedError
+
+    def json_bounds(self) -> dict[str, float]:
+        raise NotImplementedError
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        out = handler(schema)
+        out.update(self.json_bounds())
+        return out
+
+
 @dataclass(frozen=True)
-class Plausible:
+class Plausible(Checked):
     """A number in [lo, hi] of `unit`; outside it, an error naming the likely unit slip.
 
     `slips` maps a factor to a description: if value x factor lands in range, that slip is named.
@@ -61,15 +82,8 @@ class Plausible:
                 break
         raise ValueError(f"{value:g} {unit} is outside the plausible range {lo:g} to {hi:g} {unit}{hint}")
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return core_schema.no_info_after_validator_function(self.check, handler(source))
-
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        out = handler(schema)
-        out.update({"minimum": self.lo, "maximum": self.hi})
-        return out
+    def json_bounds(self) -> dict[str, float]:
+        return {"minimum": self.lo, "maximum": self.hi}
 
 
 def _slips(slips: dict[float, str] | None) -> tuple[tuple[float, str], ...]:

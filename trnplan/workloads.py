@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, core_schema
+from pydantic import Field
 
-from trnplan.spec_base import Id, Plausible, Provenance, Spec, Text
+from trnplan.spec_base import Checked, Id, Plausible, Provenance, Spec, Text
 
 
 @dataclass(frozen=True)
-class Share:
+class Share(Checked):
     """A share of dense peak in (0, 1]; a percentage typed in is named as such."""
 
     def check(self, value: float) -> float:
@@ -28,15 +26,8 @@ class Share:
             f"efficiency {value:g} is outside (0, 1]: the share of dense FP8 peak delivered{hint}"
         )
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return core_schema.no_info_after_validator_function(self.check, handler(source))
-
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        out = handler(schema)
-        out.update({"exclusiveMinimum": 0, "maximum": 1})
-        return out
+    def json_bounds(self) -> dict[str, float]:
+        return {"exclusiveMinimum": 0, "maximum": 1}
 
 
 class EfficiencyRule(Spec):

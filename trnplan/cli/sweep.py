@@ -86,7 +86,7 @@ def sweep(
     catalog, base = _base(dirs, overrides or [])
     if scenario not in catalog.scenarios:
         raise UsageError(f"unknown scenario '{scenario}'" + did_you_mean(scenario, catalog.scenarios))
-    runs, paths = _runs(catalog, dirs, base, vary or [], sample, seed)
+    runs, paths = _runs(catalog, scenario, dirs, base, vary or [], sample, seed)
     rows, todo = _resume(out, runs)
     if todo:
         rows.extend(_solve(scenario, dirs, base, todo, out, workers, scheduler, connect_timeout, time_limit,
@@ -116,7 +116,13 @@ def _base(dirs: list[str], overrides: list[str]) -> tuple[Catalog, list[str]]:
 
 
 def _runs(
-    catalog: Catalog, dirs: list[str], base: list[str], vary: list[str], sample: int | None, seed: int
+    catalog: Catalog,
+    scenario: str,
+    dirs: list[str],
+    base: list[str],
+    vary: list[str],
+    sample: int | None,
+    seed: int,
 ) -> tuple[list[Run], list[str]]:
     """The runs of the sweep and the inputs it varies; each `--vary` end is checked against the specs."""
     from trnplan.sweep.grid import grid_runs, parse_vary, ranged_fields, sample_runs
@@ -124,7 +130,7 @@ def _runs(
     if sample is not None:
         if vary:
             raise UsageError("give --vary (a grid) or --sample (Monte Carlo), not both")
-        fields = ranged_fields(catalog)
+        fields = ranged_fields(catalog, scenario)
         return sample_runs(fields, sample, seed), [f.path for f in fields]
     if not vary:
         raise UsageError("nothing to sweep: give --vary PATH=V1,V2 (repeatable) or --sample N")

@@ -130,14 +130,19 @@ class Ranged:
     integer: bool
 
 
-def ranged_fields(catalog: Catalog) -> list[Ranged]:
-    """Every `ranges` entry of every entity, as `KIND.ID.FIELD` (sorted)."""
+def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Ranged]:
+    """Every `ranges` entry as `KIND.ID.FIELD` (sorted); with a scenario, only those of entities it can use
+    (itself, its sites and workload, its chips and their forms, the switches those forms or any fabric can
+    take, every cooling type), so that no draw of an unused chip's price shows up in the tornado."""
     from trnplan.catalog import KINDS, MODELS
     from trnplan.ranges import number_field
 
+    usable = None if scenario_id is None else _usable(catalog, scenario_id)
     found = []
     for kind in KINDS:
         for entity_id, entity in sorted(catalog.of(kind).items()):
+            if usable is not None and entity_id not in usable.get(kind, {entity_id}):
+                continue
             for field, (low, high) in sorted(getattr(entity, "ranges", {}).items()):
                 number = number_field(MODELS[kind], field)
                 integer = bool(number and number.integer)
@@ -145,12 +150,36 @@ def ranged_fields(catalog: Catalog) -> list[Ranged]:
     return found
 
 
+def _usable(catalog: Catalog, scenario_id: str) -> dict[str, set[str]]:
+    """Ids per kind a scenario's plan can depend on (kinds not listed: all of them)."""
+    scenario = catalog.scenarios[scenario_id]
+    chips = set(scenario.chips) if scenario.chips is not None else set(catalog.chips)
+    forms = {
+        f
+        for f, form in catalog.forms.items()
+        if form.chip in chips and (scenario.forms is None or f in scenario.forms)
+    }
+    switches = {o.switch for f in forms for o in catalog.forms[f].scale_up}
+    switches |= {s for s, sw in catalog.switches.items() if sw.role == "scale_out"}
+    workload = getattr(scenario, "workload", None)
+    return {
+        "scenarios": {scenario_id},
+        "sites": set(scenario.sites),
+        "chips": chips,
+        "forms": forms,
+        "switches": switches,
+        "workloads": {workload} if workload else set(),
+    }
+
+
 def sample_runs(fields: list[Ranged], n: int, seed: int) -> list[Run]:
     """n runs, each drawing every ranged field uniformly within its range; run i's draws depend only on
     the seed and i, so a resumed sweep draws the same values."""
     if not fields:
-        raise UsageError("--sample: the specs give no field a range (ranges: {FIELD: [LOW, HIGH]}); "
-                         "nothing to draw: an empty sweep")
+        raise UsageError(
+            "--sample: the specs give no field a range (ranges: {FIELD: [LOW, HIGH]}); "
+            "nothing to draw: an empty sweep"
+        )
     if not 1 <= n <= MAX_RUNS:
         raise UsageError(f"--sample N must be 1 to {MAX_RUNS}, got {n}")
     runs = []
