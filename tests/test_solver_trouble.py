@@ -66,17 +66,14 @@ def awkward(tmp_path: Path, no_start: None) -> Path:
     return write_awkward(tmp_path)
 
 
-def test_a_stopped_solve_with_an_incumbent_writes_the_plan_marked_feasible_with_its_gap(
-    awkward: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """HiGHS stops at its first incumbent (objective_target), as a time limit would after finding one."""
-    monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
-    plans = tmp_path / "plans"
-    result = run(
+def stopped_at_first_incumbent(specs: Path, plans: Path):
+    """`optimize s --time-limit 60` on `specs`, with HiGHS told (objective_target, patched by the caller) to
+    stop at its first incumbent, as a time limit would after finding one."""
+    return run(
         "optimize",
         "s",
         "--specs",
-        str(awkward),
+        str(specs),
         "--plans",
         str(plans),
         "--alternatives",
@@ -84,6 +81,15 @@ def test_a_stopped_solve_with_an_incumbent_writes_the_plan_marked_feasible_with_
         "--time-limit",
         "60",
     )
+
+
+def test_a_stopped_solve_with_an_incumbent_writes_the_plan_marked_feasible_with_its_gap(
+    awkward: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HiGHS stops at its first incumbent (objective_target), as a time limit would after finding one."""
+    monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
+    plans = tmp_path / "plans"
+    result = stopped_at_first_incumbent(awkward, plans)
     assert result.exit_code == EXIT_OK, result.output
     plan = yaml.safe_load((plans / "s.yaml").read_text())
     assert plan["solver"]["status"] == "feasible"
@@ -107,18 +113,7 @@ def test_a_search_stopped_at_the_mip_start_is_still_marked_feasible(
     specs = write_awkward(tmp_path)
     monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
     plans = tmp_path / "plans"
-    result = run(
-        "optimize",
-        "s",
-        "--specs",
-        str(specs),
-        "--plans",
-        str(plans),
-        "--alternatives",
-        "0",
-        "--time-limit",
-        "60",
-    )
+    result = stopped_at_first_incumbent(specs, plans)
     assert result.exit_code == EXIT_OK, result.output
     solver = yaml.safe_load((plans / "s.yaml").read_text())["solver"]
     assert solver["status"] == "feasible"
