@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     Field,
@@ -261,6 +261,18 @@ GridMw = Annotated[float, Plausible(0.01, 20000, "MW", _slips({1e-3: "kW typed i
 Positions = Annotated[int, Plausible(1, 1000000, "rack positions")]
 UsdPerKwh = Annotated[float, Plausible(0.001, 2, "USD/kWh", _slips({0.01: "cents typed into a USD field"}))]
 UsdPerKwMonth = Annotated[float, Plausible(0, 5000, "USD/kW-month")]
+if TYPE_CHECKING:  # what the checker sees; at run time each is `scheduled(...)`: a number or a schedule
+    PowerMwOrSchedule = float | dict[str, float]
+    GridMwOrSchedule = float | dict[str, float]
+    PositionsOrSchedule = int | dict[str, int]
+    UsdPerKwhOrSchedule = float | dict[str, float]
+    UsdPerKwMonthOrSchedule = float | dict[str, float]
+else:
+    PowerMwOrSchedule = scheduled(PowerMw)
+    GridMwOrSchedule = scheduled(GridMw)
+    PositionsOrSchedule = scheduled(Positions)
+    UsdPerKwhOrSchedule = scheduled(UsdPerKwh)
+    UsdPerKwMonthOrSchedule = scheduled(UsdPerKwMonth)
 SCHEDULED = (
     "it_power_mw",
     "grid_power_mw",
@@ -276,16 +288,16 @@ class SiteSpec(Provenance):
 
     name: Text | None = None
     location: Text | None = None
-    it_power_mw: scheduled(PowerMw)
-    grid_power_mw: scheduled(GridMw) | None = None
-    rack_positions: scheduled(Positions)
+    it_power_mw: PowerMwOrSchedule
+    grid_power_mw: GridMwOrSchedule | None = None
+    rack_positions: PositionsOrSchedule
     cooling: list[Id] = Field(min_length=1)
     cooling_fixed_usd: dict[Id, Usd] = {}
     max_rack_kw: (
         Annotated[float, Plausible(1, 1000, "kW", _slips({1e-3: "W typed into a kW field"}))] | None
     ) = None
-    electricity_usd_per_kwh: scheduled(UsdPerKwh)
-    colocation_usd_per_kw_month: scheduled(UsdPerKwMonth)
+    electricity_usd_per_kwh: UsdPerKwhOrSchedule
+    colocation_usd_per_kw_month: UsdPerKwMonthOrSchedule
 
 
 class Site(SiteSpec):
