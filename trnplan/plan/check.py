@@ -57,15 +57,20 @@ def plan_rows(catalog: Catalog, scenario_id: str, ev: Evaluation | PhasedEvaluat
         return constraint_rows(catalog, catalog.scenarios[scenario_id], ev)
     rows = []
     for pf in ev.periods:
-        rows += [replace(row, name=f"in {pf.period.start} {row.name}")
-                 for row in constraint_rows(pf.catalog, pf.scenario, pf.evaluation, window=False)]
+        rows += [
+            replace(row, name=f"in {pf.period.start} {row.name}")
+            for row in constraint_rows(pf.catalog, pf.scenario, pf.evaluation, window=False)
+        ]
     last = ev.periods[-1]
     return rows + window_rows(catalog.scenarios[scenario_id], last.evaluation.supply_used, ev.totals)
 
 
 def window_rows(scenario: Scenario, supply_used: dict[str, int], totals: Totals) -> list[Row]:
     """Supply caps and budgets."""
-    rows = [Row(f"supply of {key}", supply_used.get(key, 0), cap, "units") for key, cap in sorted(scenario.supply.items())]
+    rows = [
+        Row(f"supply of {key}", supply_used.get(key, 0), cap, "units")
+        for key, cap in sorted(scenario.supply.items())
+    ]
     if scenario.budget.capex_usd is not None:
         rows.append(Row("capex budget", totals.capex_usd, scenario.budget.capex_usd, "USD"))
     if scenario.budget.tco_usd is not None:
