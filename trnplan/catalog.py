@@ -349,6 +349,19 @@ MODELS: dict[str, type[Provenance]] = {
 }
 
 
+def spec_form(entity: Spec) -> dict[str, Any]:
+    """An entity's fields as its spec writes them (JSON types): a site's schedules in their fields, a phased
+    scenario's demand by month."""
+    data = entity.model_dump(mode="json")
+    if isinstance(entity, Site):
+        data.update(data.pop("schedules"))
+    if isinstance(entity, Scenario):
+        by_month = data.pop("demand_by_month")
+        if by_month:
+            data["demand"] = by_month
+    return data
+
+
 def catalog_entity(kind: str, value: Any) -> Any:
     """A validated spec model as the catalog holds it: sites and scenarios read from their spec form."""
     if isinstance(value, SiteSpec) and not isinstance(value, Site):
