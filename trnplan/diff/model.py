@@ -34,7 +34,6 @@ SUMMARY_METRICS: tuple[tuple[str, str, str], ...] = (
 OPTIONAL_METRICS: tuple[tuple[str, str, str], ...] = (
     ("effective_fp8_pflops", "PFLOPs", "Effective FP8 PFLOPs"),
     ("usd_per_effective_pflop_hour", "USD/PFLOP-hour", "$ per effective PFLOP-hour"),
-    ("fp8_pflop_years", "PFLOP-years", "FP8 PFLOP-years"),  # phased plans state it
 )
 """Summary figures a plan states only under a workload: in a diff after the others, and only when either
 plan states them (a diff of plans without workloads reads as it did before they existed)."""

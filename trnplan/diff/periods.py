@@ -279,7 +279,8 @@ def period_summary_lines(d: Any) -> list[str]:
         cells = []
         for f in period.figures:
             old, new = figure_text(f, f.old), figure_text(f, f.new)
-            cells.append(new if old == new else f"{old} → {new} ({_signed(f)})")
+            delta = f" ({_signed(f)})" if f.old is not None and f.new is not None else ""
+            cells.append(new if old == new else f"{old} → {new}{delta}")
         rows.append(f"| {period.start} | " + " | ".join(cells) + " |")
     return rows
 
