@@ -87,7 +87,7 @@ def render_timeline(plan: Plan) -> Grid:
         + [Col("scale-up\nbought"), Col("scale-up\nin use"), Col("fabric"), Col("tiers", right=True),
            Col("capex bought", right=True)],
         keys=2,
-        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10,)],
+        stack=[(0, 1), (2, 3, 10), (4, 5), (8, 9), (6,), (7,)],
         caption=TIMELINE_CAPTION,
     )
     capex = _bought_capex(plan)
