@@ -372,3 +372,16 @@ def test_phased_output_fits_an_80_column_terminal(name: str, workdir: Path, base
             for site, s in period.sites.items():
                 assert site in printed and s.scale_out.switch in printed
                 assert {d.scale_up_switch for d in s.deployments} <= printed
+
+
+def test_a_new_or_gone_phased_scenario_is_not_said_to_gain_or_lose_periods(base: Plan) -> None:
+    """A pull request that adds (or removes) a phased scenario diffs it against nothing (`Plan.empty`)."""
+    for d in (diff_plans(Plan.empty(SCENARIO), base), diff_plans(base, Plan.empty(SCENARIO))):
+        assert d.different and d.periods is not None and d.periods.kind == "phased"
+        assert not any("periods" in note for note in d.notes), d.notes
+        assert len(d.periods.periods) == len(base.periods or [])
+
+
+def test_a_phased_diff_says_what_its_window_level_tables_compare(base: Plan, head: Plan) -> None:
+    notes = diff_plans(base, head).notes
+    assert any("last period's installed base" in note for note in notes), notes

@@ -103,10 +103,14 @@ class PeriodsDiff:
             return [f"the scenario lost its periods: base plans {_span(self.base_starts)}, head is a "
                     "single-period plan; the summary compares window totals (installed figures: base's "
                     "last period)"]
-        if self.base_starts != self.head_starts:
-            return [f"the periods changed: base plans {_span(self.base_starts)}, "
-                    f"head {_span(self.head_starts)}"]
-        return []
+        out = []
+        if self.base_starts and self.head_starts and self.base_starts != self.head_starts:
+            out.append(f"the periods changed: base plans {_span(self.base_starts)}, "
+                       f"head {_span(self.head_starts)}")
+        if self.base_starts and self.head_starts and self.different:
+            out.append("choices and deployments compare the last period's installed base; BOM lines, each "
+                       "line's purchases over the window")
+        return out
 
 
 def _span(starts: list[str]) -> str:
@@ -165,14 +169,20 @@ def _fabric(old: PlanPeriod, new: PlanPeriod) -> list[FabricChange]:
     return out
 
 
+def _absent(plan: Plan) -> bool:
+    """The stand-in for a plan that does not exist (`Plan.empty`)."""
+    return plan.solver is None and not plan.sites
+
+
 def diff_periods(base: Plan, head: Plan) -> PeriodsDiff | None:
     """The periods of two plans compared; None when neither is phased."""
     if base.periods is None and head.periods is None:
         return None
     old = {p.start: p for p in base.periods or []}
     new = {p.start: p for p in head.periods or []}
-    kind: Kind = "phased" if base.periods is not None and head.periods is not None else (
-        "gained" if head.periods is not None else "lost")
+    base_phased = base.periods is not None or _absent(base)  # a new or a gone scenario has no periods
+    head_phased = head.periods is not None or _absent(head)
+    kind: Kind = "phased" if base_phased and head_phased else "gained" if head_phased else "lost"
     periods = []
     for start in sorted(set(old) | set(new)):
         a, b = old.get(start), new.get(start)
