@@ -42,8 +42,8 @@ def _bought_capex(plan: Plan) -> dict[tuple[str, str], int]:
 
 
 def _switches(s: PeriodSite, bought: bool) -> str:
-    """The scale-up switches of a site's deployments (only those bought into when `bought`), a line each."""
-    return "\n".join(sorted({d.scale_up_switch for d in s.deployments if d.bought or not bought})) or "-"
+    """The scale-up switches of a site's deployments (only those bought into when `bought`), joined by +."""
+    return " + ".join(sorted({d.scale_up_switch for d in s.deployments if d.bought or not bought})) or "-"
 
 
 def _site_row(t: Grid, period: PlanPeriod, site: str, s: PeriodSite, capex_cents: int) -> None:
@@ -84,7 +84,8 @@ def render_timeline(plan: Plan) -> Grid:
         "Timeline",
         [Col("period"), Col("site")]
         + [Col(h, right=True) for h in ("bought", "chips", "IT MW", "positions")]
-        + [Col("scale-up\nbought"), Col("scale-up\nin use"), Col("fabric"), Col("tiers", right=True),
+        + [Col("scale-up\nbought", wrap=True), Col("scale-up\nin use", wrap=True), Col("fabric"),
+           Col("tiers", right=True),
            Col("capex bought", right=True)],
         keys=2,
         stack=[(0, 1), (2, 3, 10), (4, 5), (8, 9), (6,), (7,)],
