@@ -68,13 +68,13 @@ def _headline(plan: Plan) -> Grid:
         ("per chip-hour", fmt(t.usd_per_chip_hour, "usd")),
         ("solver", solver_line(plan)),
     ]
-    if plan.periods:
-        rows.insert(1, ("periods", _periods_text(plan)))
     if t.effective_fp8_pflops is not None and plan.workload is not None:
         share = t.effective_fp8_pflops / t.fp8_pflops if t.fp8_pflops else 0.0
         rows[3:3] = [("effective FP8", f"{fmt(t.effective_fp8_pflops, 'pflops')}LOPs delivered "
                                        f"({fmt(share, 'pct')} of peak, workload {plan.workload.id})")]
         rows.insert(-2, ("per effective PF-hour", fmt(t.usd_per_effective_pflop_hour, "usd")))
+    if plan.periods:
+        rows.insert(1, ("periods", _periods_text(plan)))
     headline = Grid(f"Plan for {plan.scenario}", [Col("", style="bold"), Col("", wrap=True)],
                     show_header=False, caption=_installed_caption(plan))
     for key, value in rows:
@@ -94,8 +94,8 @@ def _installed_caption(plan: Plan) -> str | None:
     """A phased plan's headline states the last period's installed base beside the window's money."""
     if not plan.periods:
         return None
-    return (f"chips to power: installed in the last period ({plan.periods[-1].start}); capex: all bought "
-            "in the window; TCO and per-hour figures: over the window")
+    return (f"chips to facility power, opex: the last period's ({plan.periods[-1].start}); capex: all "
+            "bought in the window; TCO and per-hour figures: over the window")
 
 
 def _tco_label(years: float | None) -> str:
