@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from trnplan.diff.model import DEPLOYMENT_FIELDS, MONEY_METRICS, MetricDelta, PlanDiff, metric_label
+from trnplan.diff.periods import period_section, period_summary_lines
 from trnplan.numbers import money_short, plain, signed
 
 MARKER = "<!-- trnplan-diff -->"
@@ -15,7 +16,7 @@ TRIMMED_NOTE = (
     "*Note: details trimmed to fit {max_chars:,} characters; run `trnplan diff --format json` "
     "for the full diff.*"
 )
-TRIM_ORDER = ("bom", "deployments", "choices", "attribution")
+TRIM_ORDER = ("bom", "periods", "deployments", "choices", "attribution")
 """Detail tables in the order they give up rows: the largest, least decisive first."""
 
 
@@ -221,6 +222,7 @@ def _sections(d: PlanDiff, notes: list[str]) -> dict[str, _Section]:
     """The detail tables that have rows, in the order the comment shows them."""
     candidates = {
         "choices": _choices_section(d),
+        "periods": _Section(*section) if (section := period_section(d)) else None,
         "deployments": _deployments_section(d),
         "bom": _bom_section(d),
         "attribution": _attribution_section(d),
@@ -368,7 +370,7 @@ def diff_to_markdown(
     sections = _sections(d, notes)
     lead = [headline(d), "", *([*extra, ""] if extra else [])]
     layout = _Layout(
-        head="\n".join([*top, title, "", *lead, *_summary_table(d)]),
+        head="\n".join([*top, title, "", *lead, *_summary_table(d), *period_summary_lines(d)]),
         tail="\n".join([*_provenance(d), "", plan_line(d)]),
         sections=sections,
         keep={name: len(s.rows) for name, s in sections.items()},
