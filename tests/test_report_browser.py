@@ -44,10 +44,12 @@ pytest.importorskip("matplotlib", reason='the report needs the extra: pip instal
 
 def _onto_3_and_4(read_fd: int, write_fd: int) -> None:
     """In the child: chromium reads commands from fd 3 and writes answers to fd 4 (copied above 9 first, so
-    neither copy clobbers the other)."""
+    neither copy clobbers the other). Only these two are inherited: Python opens every other descriptor
+    non-inheritable, and dup2 makes 3 and 4 inheritable."""
     import fcntl
 
-    high_r, high_w = fcntl.fcntl(read_fd, fcntl.F_DUPFD, 10), fcntl.fcntl(write_fd, fcntl.F_DUPFD, 10)
+    high_r = fcntl.fcntl(read_fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    high_w = fcntl.fcntl(write_fd, fcntl.F_DUPFD_CLOEXEC, 10)
     os.dup2(high_r, 3)
     os.dup2(high_w, 4)
 
@@ -61,7 +63,7 @@ class Browser:
         self.proc = subprocess.Popen(
             [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4), preexec_fn=lambda: _onto_3_and_4(theirs_r, theirs_w),
+            close_fds=False, preexec_fn=lambda: _onto_3_and_4(theirs_r, theirs_w),
         )
         os.close(theirs_r)
         os.close(theirs_w)

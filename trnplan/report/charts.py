@@ -101,9 +101,12 @@ def distribution_chart(values: Sequence[float], marker: float | None, label: str
         ax.hist(list(values), bins=bins, color="#1f77b4", edgecolor="white")
         if marker is not None:
             ax.axvline(marker, color="#d62728", linewidth=1.5, label="this plan")
-            ax.legend(loc="upper right", frameon=False)
+            ax.legend(loc="best", frameon=False)
+        from matplotlib.ticker import MaxNLocator
+
         ax.set_title(f"Objective over the runs: {label}", loc="left")
         ax.set_ylabel("runs")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         if money:
             _money_axis(ax)
         return _svg(fig, "sweep-objective")
@@ -130,14 +133,17 @@ def choices_chart(choices: dict[str, list[dict[str, Any]]]) -> str:
 
 def tornado_chart(inputs: list[dict[str, Any]], middle: float | None) -> str:
     """The tornado: per input, mean TCO at its low end and at its high end, the widest swing on top."""
+    from trnplan.numbers import trimmed
+
     with _figure(0.8 + 0.36 * max(len(inputs), 1)) as (fig, (ax,)):
+        ax.use_sticky_edges = False  # room beside the bars for their end labels
         names = [b["path"] for b in inputs][::-1]
         for y, b in enumerate(inputs[::-1]):
             lo, hi = b["tco_low_usd"], b["tco_high_usd"]
             ax.barh(y, hi - lo, left=lo, color="#d62728" if hi >= lo else "#2ca02c", height=0.6)
-            ax.annotate(f"{b['low']:g}", (lo, y), xytext=(-3, 0), textcoords="offset points",
+            ax.annotate(trimmed(b["low"]), (lo, y), xytext=(-3, 0), textcoords="offset points",
                         ha="right" if hi >= lo else "left", va="center", fontsize=7)
-            ax.annotate(f"{b['high']:g}", (hi, y), xytext=(3, 0), textcoords="offset points",
+            ax.annotate(trimmed(b["high"]), (hi, y), xytext=(3, 0), textcoords="offset points",
                         ha="left" if hi >= lo else "right", va="center", fontsize=7)
         ax.set_yticks(range(len(names)), names)
         if middle is not None:

@@ -37,8 +37,10 @@ figure > h3 { margin-top: 0; }
 .card { background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; padding: 8px 10px; }
 .card .v { font-size: 19px; font-weight: 600; }
 .card .k { color: #666; font-size: 12px; }
-figure { margin: 8px 0 16px; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; padding: 10px; }
+figure { margin: 8px 0 16px; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; padding: 10px;
+  overflow-x: auto; }
 svg.floorplan, svg.chart { display: block; width: 100%; max-width: 760px; height: auto; }
+svg.chart { min-width: 520px; }  /* a narrow window scrolls a chart sideways rather than shrink its text */
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 6px 0 0; padding: 0; list-style: none;
   font-size: 12px; }
 .legend i { display: inline-block; width: 11px; height: 11px; margin-right: 5px; vertical-align: -1px;
@@ -47,7 +49,7 @@ svg.floorplan, svg.chart { display: block; width: 100%; max-width: 760px; height
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; background: #fff; font-size: 13px; min-width: 60%; }
 th, td { border-bottom: 1px solid #eee; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; font-weight: 600; }
+th { background: #f3f3f3; font-weight: 600; white-space: nowrap; }
 td.id { white-space: nowrap; }
 td.wide { min-width: 16em; }
 td.n, th.n { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
