@@ -9,7 +9,7 @@ block of a PR comment is rendered by a bundled mermaid (TRNPLAN_MERMAID_JS=path/
 fetches a pinned one) into an SVG without a parse error.
 
 Skipped only when chromium, matplotlib (the `report` extra) or, for Mermaid, the bundled file is missing;
-.ci/run installs all three.
+.ci/run installs all three and sets TRNPLAN_REQUIRE_BROWSER=1, under which a missing one fails instead.
 """
 
 from __future__ import annotations
@@ -38,8 +38,22 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 WIDTHS = {"normal": 1280, "narrow": 420}
 TIMEOUT_S = 60.0
 
+REQUIRED = bool(os.environ.get("TRNPLAN_REQUIRE_BROWSER"))
+MERMAID_JS = os.environ.get("TRNPLAN_MERMAID_JS", "")
+
 needs_browser = pytest.mark.skipif(CHROMIUM is None, reason="no chromium here (.ci/run installs it)")
-pytest.importorskip("matplotlib", reason='the report needs the extra: pip install "trnplan[report]"')
+if not REQUIRED:
+    pytest.importorskip("matplotlib", reason='the report needs the extra: pip install "trnplan[report]"')
+
+
+def test_everything_is_here_when_required() -> None:
+    """Under .ci/run (TRNPLAN_REQUIRE_BROWSER=1) nothing below may skip."""
+    if not REQUIRED:
+        pytest.skip("TRNPLAN_REQUIRE_BROWSER is not set")
+    import matplotlib  # noqa: F401  (the report extra)
+
+    assert CHROMIUM is not None, "no chromium or chromium-browser on PATH"
+    assert MERMAID_JS and Path(MERMAID_JS).is_file(), f"TRNPLAN_MERMAID_JS={MERMAID_JS!r} is not a file"
 
 
 def _onto_3_and_4(read_fd: int, write_fd: int) -> None:
@@ -210,7 +224,6 @@ def test_report_in_a_browser(plan_path: Path, browser: Browser, tmp_path: Path) 
         (_shots_dir(tmp_path) / f"{plan_path.stem}-{label}.png").write_bytes(shot)
 
 
-MERMAID_JS = os.environ.get("TRNPLAN_MERMAID_JS", "")
 needs_mermaid = pytest.mark.skipif(
     not (MERMAID_JS and Path(MERMAID_JS).is_file()),
     reason="no bundled mermaid (set TRNPLAN_MERMAID_JS=path/to/mermaid.min.js; .ci/run fetches one)",
@@ -234,8 +247,9 @@ def _mermaid_blocks(markdown: str) -> list[str]:
 @needs_mermaid
 def test_mermaid_block_renders(browser: Browser, tmp_path: Path) -> None:
     base, head = golden_pair()
-    blocks = _mermaid_blocks(diff_to_markdown(diff_plans(base, head)))
-    assert len(blocks) == 1
+    blocks = [*_mermaid_blocks(diff_to_markdown(diff_plans(base, head))),
+              *_mermaid_blocks(diff_to_markdown(diff_plans(head, base)))]  # capex up, then down
+    assert len(blocks) == 2
     page = tmp_path / "mermaid.html"
     shutil.copy(MERMAID_JS, tmp_path / "mermaid.min.js")
     page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><script src="mermaid.min.js"></script>'

@@ -292,7 +292,7 @@ def capex_chart(d: PlanDiff) -> str:
         "```mermaid",
         '%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#1f77b4"}}}}%%',
         "xychart-beta horizontal",
-        f'    title "Capex change by category, {unit}"',
+        f'    title "Capex change by category, {unit} (the sign in the label)"',
         f"    x-axis [{labels}]",
         f'    y-axis "{unit}" 0 --> {_axis_end(top / div)}',
         f"    bar [{', '.join(sizes)}]",
