@@ -170,6 +170,14 @@ def test_timeline_chart_from_synthetic_rows() -> None:
     assert timeline_chart(rows[:2]) != svg
 
 
+def test_the_page_has_a_timeline_when_there_are_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = timeline_rows(phased())
+    monkeypatch.setattr("trnplan.report.page.timeline_rows", lambda plan: rows)
+    text = render_report(read_plan(ROOT / "plans" / "moe-144.yaml"))
+    assert "<h2>Timeline</h2>" in text and 'data-chart="timeline"' in text
+    assert '<td class="wide">ualink-200g: 50</td>' in text
+
+
 # --- sweeps ----------------------------------------------------------------------------------------
 
 

@@ -76,15 +76,26 @@ def _money_axis(ax: Any, axis: str = "x") -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(FuncFormatter(lambda v, _: money_short(v)))
 
 
-def category_chart(title: str, by_site: dict[str, dict[str, float]], name: str) -> str:
-    """Horizontal bars of dollars by category, stacked by site (largest category on top)."""
+OPEX_COLOUR = "#8c8c8c"
+
+
+def category_chart(
+    title: str, by_site: dict[str, dict[str, float]], name: str, opex: Sequence[str] = ()
+) -> str:
+    """Horizontal bars of dollars by category, stacked by site (largest category on top); the `opex`
+    categories of a single series in grey, so the capex-driven part and the running costs stand apart."""
     categories = sorted({c for parts in by_site.values() for c in parts},
                         key=lambda c: (sum(p.get(c, 0.0) for p in by_site.values()), c))
     with _figure(0.6 + 0.32 * max(len(categories), 1)) as (fig, (ax,)):
         left = [0.0] * len(categories)
         for i, (site, parts) in enumerate(sorted(by_site.items())):
             values = [parts.get(c, 0.0) for c in categories]
-            ax.barh(categories, values, left=left, label=site, color=SITE_COLOURS[i % len(SITE_COLOURS)])
+            colour = SITE_COLOURS[i % len(SITE_COLOURS)]
+            if len(by_site) == 1:
+                ax.barh(categories, values, left=left, label=site,
+                        color=[OPEX_COLOUR if c in opex else colour for c in categories])
+            else:
+                ax.barh(categories, values, left=left, label=site, color=colour)
             left = [a + b for a, b in zip(left, values, strict=True)]
         ax.set_title(title, loc="left")
         _money_axis(ax)

@@ -27,14 +27,15 @@ MAX_CELLS = 5000
 NETWORK_COLOUR = "#4d4d4d"
 FREE_COLOUR = "#d9d9d9"
 HUES = (
-    ("#1f77b4", "#0b3d66", "#9ecae1"),  # blue: mid, dark, light
-    ("#ff7f0e", "#a6480a", "#fdd0a2"),
-    ("#2ca02c", "#145214", "#a1d99b"),
-    ("#9467bd", "#4a2d6b", "#cbc0e0"),
-    ("#d62728", "#7a1414", "#f4a5a5"),
-    ("#8c564b", "#4a2c26", "#d2b5ad"),
+    ("#1f77b4", "#9ecae1", "#0b3d66"),  # blue: mid, light, dark
+    ("#ff7f0e", "#fdc086", "#a6480a"),
+    ("#2ca02c", "#a1d99b", "#145214"),
+    ("#9467bd", "#cbc0e0", "#4a2d6b"),
+    ("#d62728", "#f4a5a5", "#7a1414"),
+    ("#8c564b", "#d2b5ad", "#4a2c26"),
 )
-"""A hue per form, a shade per cooling: the cells of one form look alike, its coolings apart."""
+"""A hue per form, a shade per cooling (mid, then light: both far from the network racks' dark grey):
+the cells of one form look alike, its coolings apart."""
 SWITCH_OPACITY = (1.0, 0.68, 0.42)
 """Deployments of one form and cooling with different scale-up switches: the same colour, less opaque."""
 LABEL_HEIGHT = 4

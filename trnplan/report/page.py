@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 
 from trnplan.bom import build_bom
-from trnplan.diff.model import tco_parts_cents
+from trnplan.diff.model import OPEX_CATEGORIES, tco_parts_cents
 from trnplan.numbers import money_short, plain, quantity_text, usd_text
 from trnplan.plan.model import Plan
 from trnplan.report import charts
@@ -134,9 +134,10 @@ def _money(plan: Plan) -> str:
     parts = tco_parts_cents(plan)
     if parts is not None and any(parts.values()):
         tco = {"all sites": {k: v / 100 for k, v in parts.items()}}
-        out.append(f"<figure>{charts.category_chart('TCO by category over the horizon', tco, 'tco')}"
+        chart = charts.category_chart("TCO by category over the horizon", tco, "tco", OPEX_CATEGORIES)
+        out.append(f"<figure>{chart}"
                    '<p class="note">Capex-driven TCO (capex x (CRF + maintenance) x horizon) split by each '
-                   "category's capex, plus energy and colocation over the horizon.</p></figure>")
+                   "category's capex, plus energy and colocation over the horizon (grey).</p></figure>")
     elif parts is None:
         out.append('<p class="note">The plan lacks the figures to split its TCO by category.</p>')
     return "".join(out)
