@@ -13,6 +13,7 @@ from plan_pairs import golden_pair
 from trnplan.diff import diff_plans, diff_to_markdown
 from trnplan.diff.markdown import capex_changes, capex_chart
 from trnplan.diff.model import BomDelta
+from trnplan.diff.pr_comment import ScenarioDiff, comment_body
 
 
 def blocks(text: str) -> list[str]:
@@ -67,3 +68,17 @@ def test_the_chart_goes_before_the_summary_is_cut() -> None:
     tiny = diff_to_markdown(d, max_chars=1000)  # less than the head, summary and chart take together
     assert chart not in tiny
     assert "| TCO | $800,779 | $2,044,712 | +$1,243,933 | +155.3% |" in tiny
+
+
+def test_each_changed_scenario_of_the_pr_comment_has_its_chart() -> None:
+    base, head = golden_pair()
+    diffs = [ScenarioDiff(name, diff_plans(b, h), True, True)
+             for name, b, h in (("s.yaml", base, head), ("t.yaml", head, base), ("same.yaml", base, base))]
+    body = comment_body(diffs, "main")
+    assert len(blocks(body)) == 2  # s and t changed; same did not
+    full = len(body)
+    for max_chars in (full - 1, full // 2, 3000):
+        trimmed = comment_body(diffs, "main", max_chars=max_chars)
+        assert len(trimmed) <= max_chars
+        assert trimmed.count("```mermaid") == trimmed.count("xychart-beta")  # never a block cut in two
+        assert trimmed.count("```") % 2 == 0

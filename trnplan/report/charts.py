@@ -17,7 +17,7 @@ from typing import Any
 from trnplan.report.timeline import TimelineRow
 
 INSTALL_HINT = 'trnplan report needs matplotlib: pip install "trnplan[report]"'
-RC: dict[str, Any] = {
+RC: Any = {  # Any: matplotlib types rc_context's keys as a Literal of every rcParam
     "svg.hashsalt": "trnplan-report",
     "svg.fonttype": "path",
     "font.family": "DejaVu Sans",
@@ -47,7 +47,7 @@ def _figure(height_in: float, rows: int = 1) -> Iterator[tuple[Any, Any]]:
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    with rc_context(RC):  # type: ignore[arg-type]  # matplotlib types the keys as a Literal
+    with rc_context(RC):
         fig = Figure(figsize=(WIDTH_IN, height_in), layout="constrained")
         axes = fig.subplots(rows, 1, squeeze=False)[:, 0]
         yield fig, axes
