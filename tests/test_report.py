@@ -13,7 +13,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -21,6 +20,7 @@ from typer.testing import CliRunner
 from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_USAGE
 from trnplan.plan.file import read_plan
+from trnplan.plan.model import Plan
 from trnplan.report.floorplan import MAX_CELLS, floor_plan, positions, power_limit_kw
 from trnplan.report.sweep import is_grid
 from trnplan.report.timeline import TimelineRow, timeline_rows
@@ -117,39 +117,48 @@ def test_hostile_text_is_escaped() -> None:
 # --- the timeline ----------------------------------------------------------------------------------
 
 
-def test_no_timeline_without_periods(pages: dict[str, str]) -> None:
+def test_a_timeline_exactly_with_periods(pages: dict[str, str]) -> None:
     for p in PLANS:
-        assert timeline_rows(read_plan(p)) == []
-    assert timeline_rows(SimpleNamespace(periods=None)) == []
-    assert all("<h2>Timeline</h2>" not in t for t in pages.values())
+        phased = read_plan(p).periods is not None
+        assert bool(timeline_rows(read_plan(p))) == phased
+        assert ("<h2>Timeline</h2>" in pages[p.stem]) == phased
 
 
-def phased() -> SimpleNamespace:
-    """Two periods of design.md's phased plan shape: ind-new grows from 40 to 90 units, wa-remote opens."""
-    def dep(switch: str, units: int, bought: int) -> SimpleNamespace:
-        return SimpleNamespace(form="f", cooling="liquid", scale_up_switch=switch, units=units, bought=bought,
-                               chips=units * 144, racks=units * 2, it_power_kw=units * 181.0)
-
-    def site(deps: list[SimpleNamespace], network_racks: int) -> SimpleNamespace:
-        return SimpleNamespace(deployments=deps, scale_out=SimpleNamespace(network_racks=network_racks))
-
-    return SimpleNamespace(periods=[
-        SimpleNamespace(start="2026-01", sites={"ind-new": site([dep("pcie6-160", 40, 40)], 3)}),
-        SimpleNamespace(start="2026-07", sites={
-            "ind-new": site([dep("pcie6-160", 40, 0), dep("ualink-200g", 50, 50)], 7),
-            "wa-remote": site([dep("ualink-200g", 10, 10)], 1),
-        }),
-    ])
+PHASED = Path(__file__).parent / "fixtures" / "phased"
 
 
-def test_timeline_rows_of_a_phased_plan() -> None:
-    rows = timeline_rows(phased())
-    assert [(r.start, r.site) for r in rows] == [("2026-01", "ind-new"), ("2026-07", "ind-new"),
-                                                 ("2026-07", "wa-remote")]
-    assert rows[1].chips == 90 * 144 and rows[1].it_power_kw == 90 * 181.0
-    assert rows[1].rack_positions_used == 180 + 7
-    assert rows[0].switches_bought == {"pcie6-160": 40}
-    assert rows[1].switches_bought == {"ualink-200g": 50}  # nothing new of pcie6-160 in 2026-07
+@pytest.fixture(scope="module")
+def phased() -> Plan:
+    """A real phased plan: tests/fixtures/phased over the bundled catalog (a hall opening in stages)."""
+    from trnplan.load import load_specs
+    from trnplan.plan.build import plan_scenario
+
+    return plan_scenario(load_specs(["@catalog", str(PHASED)]), "ramp-3", alternatives=0)
+
+
+def test_timeline_rows_of_a_phased_plan(phased: Plan) -> None:
+    rows = timeline_rows(phased)
+    assert phased.periods is not None
+    expected = [(p.start, site) for p in phased.periods for site in sorted(p.sites)]
+    assert [(r.start, r.site) for r in rows] == expected
+    for row in rows:
+        period = next(p for p in phased.periods if p.start == row.start)
+        part = period.sites[row.site]
+        assert row.chips == sum(d.chips for d in part.deployments)
+        racks = sum(d.racks for d in part.deployments)
+        assert row.rack_positions_used == racks + part.scale_out.network_racks
+        assert row.it_power_kw == part.it_power_kw
+        assert sum(row.switches_bought.values()) == sum(d.bought for d in part.deployments)
+    # across the window, what was bought with each switch is what is installed with it at the end
+    bought: dict[str, int] = {}
+    for row in rows:
+        for switch, n in row.switches_bought.items():
+            bought[switch] = bought.get(switch, 0) + n
+    installed: dict[str, int] = {}
+    for s in phased.periods[-1].sites.values():
+        for d in s.deployments:
+            installed[d.scale_up_switch] = installed.get(d.scale_up_switch, 0) + d.units
+    assert bought == installed and len(bought) >= 2
 
 
 def test_timeline_chart_from_synthetic_rows() -> None:
@@ -170,12 +179,12 @@ def test_timeline_chart_from_synthetic_rows() -> None:
     assert timeline_chart(rows[:2]) != svg
 
 
-def test_the_page_has_a_timeline_when_there_are_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    rows = timeline_rows(phased())
-    monkeypatch.setattr("trnplan.report.page.timeline_rows", lambda plan: rows)
-    text = render_report(read_plan(ROOT / "plans" / "moe-144.yaml"))
+def test_the_page_of_a_phased_plan_has_a_timeline(phased: Plan) -> None:
+    text = render_report(phased)
     assert "<h2>Timeline</h2>" in text and 'data-chart="timeline"' in text
-    assert '<td class="wide">ualink-200g: 50</td>' in text
+    for row in timeline_rows(phased):
+        for switch, n in row.switches_bought.items():
+            assert f"{switch}: {n:,}" in text
 
 
 # --- sweeps ----------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from plan_pairs import golden_pair
 
 from trnplan.diff import diff_plans, diff_to_markdown
 from trnplan.plan.file import read_plan
+from trnplan.plan.model import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANS = sorted((ROOT / "plans").glob("*.yaml"))
@@ -263,4 +264,43 @@ def test_mermaid_block_renders(browser: Browser, tmp_path: Path) -> None:
         assert svg.startswith("<svg") and "Syntax error" not in svg
         assert browser.evaluate("document.querySelectorAll('#out svg rect').length") > 0
         (_shots_dir(tmp_path) / f"mermaid-{i}.png").write_bytes(browser.screenshot())
+    assert browser.errors() == []
+
+
+def _phased_pair() -> tuple[Plan, Plan]:
+    """Two phased plans of tests/fixtures/phased: the ramp as written, and a steeper last step."""
+    from trnplan.load import load_specs
+    from trnplan.plan.build import plan_scenario
+
+    specs = ["@catalog", str(Path(__file__).parent / "fixtures" / "phased")]
+    base = plan_scenario(load_specs(specs), "ramp-3", alternatives=0)
+    steeper = load_specs(specs, ["scenarios.ramp-3.demand.2027-01.chips=7000"])
+    return base, plan_scenario(steeper, "ramp-3", alternatives=0)
+
+
+@needs_browser
+@needs_mermaid
+def test_mermaid_mw_per_period_renders(browser: Browser, tmp_path: Path) -> None:
+    """A phased diff's comment charts installed MW per period, base and head: two lines of one value per
+    period, each period's `totals.it_power_kw` in MW."""
+    base, head = _phased_pair()
+    assert base.periods is not None and head.periods is not None
+    blocks = [b for b in _mermaid_blocks(diff_to_markdown(diff_plans(base, head))) if "line [" in b]
+    assert len(blocks) == 1
+    lines = [line.strip() for line in blocks[0].splitlines() if line.strip().startswith("line [")]
+    values = [[float(v) for v in line[len("line ["):-1].split(",")] for line in lines]
+    expected = [[float(f"{p.totals.it_power_kw / 1000:.4g}") for p in plan.periods] for plan in (base, head)]
+    assert values == expected
+    page = tmp_path / "mermaid.html"
+    shutil.copy(MERMAID_JS, tmp_path / "mermaid.min.js")
+    page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><script src="mermaid.min.js"></script>'
+                    "</head><body><div id=out></div></body></html>", encoding="utf-8")
+    browser.open(page.as_uri(), 900)
+    browser.evaluate("mermaid.initialize({startOnLoad: false})")
+    script = (f"mermaid.render('mw', {json.dumps(blocks[0])})"
+              ".then(r => { document.getElementById('out').innerHTML = r.svg; return r.svg; })")
+    svg = browser.evaluate(script, wait=True)
+    assert svg.startswith("<svg") and "Syntax error" not in svg
+    assert browser.evaluate("document.querySelectorAll('#out svg path').length") >= 2
+    (_shots_dir(tmp_path) / "mermaid-mw.png").write_bytes(browser.screenshot())
     assert browser.errors() == []

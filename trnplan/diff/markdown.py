@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from trnplan.diff.model import DEPLOYMENT_FIELDS, MONEY_METRICS, MetricDelta, PlanDiff, metric_label
-from trnplan.diff.periods import period_section, period_summary_lines
+from trnplan.diff.periods import mw_chart, period_section, period_summary_lines
 from trnplan.numbers import money_short, plain, signed
 
 MARKER = "<!-- trnplan-diff -->"
@@ -433,6 +433,6 @@ def diff_to_markdown(
         tail="\n".join([*_provenance(d), "", plan_line(d)]),
         sections=sections,
         keep={name: len(s.rows) for name, s in sections.items()},
-        chart=capex_chart(d),
+        chart="\n\n".join(c for c in (capex_chart(d), mw_chart(d)) if c),
     )
     return _fit(layout, max_chars)

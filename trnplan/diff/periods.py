@@ -326,3 +326,30 @@ def period_section(d: Any) -> tuple[str, list[str], list[str], list[str]] | None
         ["| Period | | Site | Option | Change |", "|---|---|---|---|---|"],
         rows,
     )
+
+
+def mw_chart(d: Any) -> str:
+    """A Mermaid line chart of the installed IT MW per period, base and head, as a fenced block; '' for a
+    diff without two phased sides. Each period's MW is its plan's `periods[].totals.it_power_kw`; a period
+    one side lacks reads 0 there."""
+    p: PeriodsDiff | None = getattr(d, "periods", None)
+    if p is None or p.kind != "phased" or not p.periods:
+        return ""
+    figures = [next(f for f in period.figures if f.metric == "it_power_kw") for period in p.periods]
+    old = [(f.old or 0.0) / 1000 for f in figures]
+    new = [(f.new or 0.0) / 1000 for f in figures]
+    top = max(old + new)
+    if top <= 0:
+        return ""
+    months = ", ".join(f'"{period.start}"' for period in p.periods)
+    return "\n".join([
+        "```mermaid",
+        '%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#999999, #1f77b4"}}}}%%',
+        "xychart-beta",
+        '    title "Installed IT MW per period: base (grey), head (blue)"',
+        f"    x-axis [{months}]",
+        f'    y-axis "MW" 0 --> {top * 1.1:.4g}',
+        f"    line [{', '.join(f'{v:.4g}' for v in old)}]",
+        f"    line [{', '.join(f'{v:.4g}' for v in new)}]",
+        "```",
+    ])

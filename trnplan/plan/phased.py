@@ -223,14 +223,16 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
             problems.append(
                 Mismatch(
                     ("periods", i, "totals", "capex_bought_usd"),
-                    f"periods.{i}.totals.capex_bought_usd is {p.totals.capex_bought_usd} but its BOM lines sum to {lines / 100:.2f}",
+                    f"periods.{i}.totals.capex_bought_usd is {p.totals.capex_bought_usd} but its BOM lines "
+                    f"sum to {lines / 100:.2f}",
                 )
             )
         if round(p.totals.capex_usd * 100) != installed:
             problems.append(
                 Mismatch(
                     ("periods", i, "totals", "capex_usd"),
-                    f"periods.{i}.totals.capex_usd is {p.totals.capex_usd} but what was bought so far is {installed / 100:.2f}",
+                    f"periods.{i}.totals.capex_usd is {p.totals.capex_usd} but what was bought so far is "
+                    f"{installed / 100:.2f}",
                 )
             )
     starts = {p.start for p in plan.periods}
