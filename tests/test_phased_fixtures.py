@@ -61,7 +61,11 @@ def test_a_purchase_is_charged_only_for_the_rest_of_the_window() -> None:
     assert [p.totals.capex_bought_usd for p in plan.periods] == [162_000, 161_000]
     priced = [(line.period, line.category) for line in plan.bom if line.extended_usd]
     assert priced == [
-        ("2026-01", "chips"), ("2026-01", "rack"), ("2026-01", "scale_out"), ("2027-01", "chips"), ("2027-01", "rack")
+        ("2026-01", "chips"),
+        ("2026-01", "rack"),
+        ("2026-01", "scale_out"),
+        ("2027-01", "chips"),
+        ("2027-01", "rack"),
     ]
     assert_usd(sum(line.extended_usd for line in plan.bom), plan.totals.capex_usd)
 
