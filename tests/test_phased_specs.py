@@ -51,7 +51,8 @@ def line_of(folder: Path, needle: str) -> int:
         ("    periods: [2026-01, 2026-07, 2027-01]\n", "", "demand:",
          "demand by month needs periods"),
         ("    horizon_years: 4", "    horizon_years: 1", "periods:",
-         "periods end after the window: 2027-01 starts after it ends (2027-01: horizon_years 1 from 2026-01)"),
+         "periods end after the window: 2027-01 starts after it ends (2027-01: horizon_years 1 from "
+         "2026-01)"),
     ],
     ids=["not-increasing", "demand-month", "as_of", "no-periods", "past-window"],
 )
