@@ -4,7 +4,7 @@
     python bench/phased.py --cases 10x8 --seeds 0,1 --limit 120
 
 For each case, in one run and one after the other on the same generated portfolio
-(`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2026-01, demand ramping to
+(`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2027-01, demand ramping to
 the full demand, a third of the halls opening late, a quarter growing): the phased model over all
 periods, and the single-period model of its last period alone (`single_of`: the same sites at their last
 figures, the last demand). Reports seconds to proof at gap 0 (or the limit), model sizes, and the ratio

@@ -192,7 +192,8 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
     """A phased plan against itself: units never fall and `bought` is their growth; each period's bought
     capex is its BOM lines' and its installed capex the sum so far; TCO and per-hour figures follow the
     periods (design.md: sum over p of L_p (C_p x CRF + opex_p), PFLOP-hours over the window)."""
-    assert plan.periods is not None
+    if not plan.periods:
+        return [Mismatch(("periods",), "a phased plan has at least one period")]
     problems: list[Mismatch] = []
     before: dict[tuple[str, str], int] = {}
     installed = 0
@@ -217,6 +218,7 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
                 )
             )
         before = now
+        problems += _period_sums(i, p)
         lines = sum(round(line.extended_usd * 100) for line in plan.bom if line.period == p.start)
         installed += lines
         if round(p.totals.capex_bought_usd * 100) != lines:
@@ -244,11 +246,60 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
                     f"bom line {k + 1} is bought in {line.period}, not a period of the plan",
                 )
             )
-    return problems + _window_money_problems(plan)
+    return problems + _last_is_installed(plan) + _window_money_problems(plan)
+
+
+def _period_sums(i: int, p: PlanPeriod) -> list[Mismatch]:
+    """A period's sites add up to their deployments and fabric, and its totals to its sites."""
+    from trnplan.plan.consistency import _sum_mismatch
+
+    at: tuple[str | int, ...] = ("periods", i)
+    problems = []
+    for site, s in sorted(p.sites.items()):
+        where = (*at, "sites", site)
+        racks = sum(d.racks for d in s.deployments)
+        problems += _sum_mismatch((*where, "racks"), s.racks, racks, "its deployments", 0)
+        problems += _sum_mismatch(
+            (*where, "positions"),
+            s.positions,
+            racks + s.scale_out.network_racks,
+            "its racks and network racks",
+            0,
+        )
+        it_kw = sum(d.it_power_kw for d in s.deployments) + s.scale_out.it_power_kw
+        problems += _sum_mismatch(
+            (*where, "it_power_kw"), s.it_power_kw, it_kw, "its deployments and fabric", 0.011
+        )
+    sites = list(p.sites.values())
+    deps = [d for s in sites for d in s.deployments]
+    t = p.totals
+    for key, parts, what, tol in (
+        ("chips", sum(d.chips for d in deps), "deployments", 0.0),
+        ("units", sum(d.units for d in deps), "deployments", 0.0),
+        ("racks", sum(s.racks for s in sites), "sites", 0.0),
+        ("network_racks", sum(s.scale_out.network_racks for s in sites), "sites", 0.0),
+        ("it_power_kw", sum(s.it_power_kw for s in sites), "sites", 0.011),
+        ("facility_power_kw", sum(s.facility_power_kw for s in sites), "sites", 0.011),
+    ):
+        problems += _sum_mismatch((*at, "totals", key), float(getattr(t, key)), parts, f"its {what}", tol)
+    return problems
+
+
+def _last_is_installed(plan: Plan) -> list[Mismatch]:
+    """The plan's `sites` are its last period's installed base."""
+    assert plan.periods
+    last = plan.periods[-1]
+    stated = {(site, d.key): d.units for site, s in plan.sites.items() for d in s.deployments}
+    installed = {(site, d.key): d.units for site, s in last.sites.items() for d in s.deployments}
+    if stated == installed:
+        return []
+    return [Mismatch(("sites",), "sites are not the last period's installed base (periods.-1.sites)")]
 
 
 def _window_money_problems(plan: Plan) -> list[Mismatch]:
-    assert plan.periods is not None and plan.economics is not None
+    assert plan.periods is not None
+    if plan.economics is None:
+        return [Mismatch(("economics",), "a phased plan states its economics (the window's money terms)")]
     e, t = plan.economics, plan.totals
     tco = sum(p.years * (p.totals.capex_usd * e.crf + p.totals.opex_usd_per_year) for p in plan.periods)
     problems = []

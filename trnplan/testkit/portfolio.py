@@ -145,14 +145,14 @@ def write_portfolio(
 
 
 def phased_portfolio_specs(n_sites: int, n_periods: int, seed: int = 0) -> dict[str, Any]:
-    """`portfolio_specs` made phased: quarterly periods from 2026-01, demand ramping linearly to the full
-    demand in the last period (none before the first quarter), a third of the halls opening in a later
-    quarter and a quarter of them growing from half their power and positions. Scenario id
-    `phased-N-P`."""
+    """`portfolio_specs` made phased: quarterly periods from 2027-01 (all that the single-period portfolio
+    can use at its as_of 2026-12 is out by then; later chips arrive inside the window), demand ramping
+    linearly to the full demand in the last period, a third of the halls opening in a later quarter and a
+    quarter of them growing from half their power and positions. Scenario id `phased-N-P`."""
     data = portfolio_specs(n_sites, seed)
     rng = random.Random(seed * 7_919 + n_sites * 31 + n_periods)
-    periods = [f"{2026 + q // 4}-{3 * (q % 4) + 1:02d}" for q in range(n_periods)]
-    (old_id, scenario), = data["scenarios"].items()
+    periods = [f"{2027 + q // 4}-{3 * (q % 4) + 1:02d}" for q in range(n_periods)]
+    ((old_id, scenario),) = data["scenarios"].items()
     scenario.pop("as_of")
     full = scenario["demand"]["fp8_pflops"]
     scenario["periods"] = periods
@@ -181,7 +181,7 @@ def single_of(data: dict[str, Any]) -> dict[str, Any]:
     """The single-period model at the same size as a phased portfolio: its last period alone (every hall
     at its last figures, the last demand, `as_of` the last start)."""
     out = copy.deepcopy(data)
-    (scenario_id, scenario), = out["scenarios"].items()
+    ((scenario_id, scenario),) = out["scenarios"].items()
     last = scenario["periods"][-1]
     scenario["demand"] = scenario["demand"][max(scenario["demand"])]
     scenario["as_of"] = last
