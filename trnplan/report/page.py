@@ -135,9 +135,12 @@ def _money(plan: Plan) -> str:
     if parts is not None and any(parts.values()):
         tco = {"all sites": {k: v / 100 for k, v in parts.items()}}
         chart = charts.category_chart("TCO by category over the horizon", tco, "tco", OPEX_CATEGORIES)
-        out.append(f"<figure>{chart}"
-                   '<p class="note">Capex-driven TCO (capex x (CRF + maintenance) x horizon) split by each '
-                   "category's capex, plus energy and colocation over the horizon (grey).</p></figure>")
+        how = ("Capex-driven TCO (each purchase x (CRF + maintenance) x the years of the window left when it "
+               "is bought) split by each category's purchases, plus energy and colocation over the periods"
+               if plan.periods is not None else
+               "Capex-driven TCO (capex x (CRF + maintenance) x horizon) split by each category's capex, "
+               "plus energy and colocation over the horizon")
+        out.append(f'<figure>{chart}<p class="note">{how} (grey).</p></figure>')
     elif parts is None:
         out.append('<p class="note">The plan lacks the figures to split its TCO by category.</p>')
     return "".join(out)
@@ -194,7 +197,7 @@ def _alternatives(plan: Plan) -> str:
 def _timeline(rows: list[TimelineRow]) -> str:
     bought = [(r.start, r.site, ", ".join(f"{k}: {v:,}" for k, v in r.switches_bought.items()) or "—",
                f"{r.rack_positions_used:,}") for r in rows]
-    table = _table([("period", "id"), ("site", "id"), ("scale-up switches bought", "wide"),
+    table = _table([("period", "id"), ("site", "id"), ("units bought, by scale-up switch", "wide"),
                     ("positions used", "n")], bought)
     return f"<figure>{charts.timeline_chart(rows)}</figure>{table}"
 
