@@ -72,3 +72,39 @@ def test_commands_refuse_an_edited_phased_plan(command: str, tmp_path: Path) -> 
     r = run(*args)
     assert r.exit_code == 3, r.output
     assert "does not add up" in r.output and "Traceback" not in r.output
+
+
+def test_no_economics_is_no_escape_from_the_phased_checks() -> None:
+    cut = re.sub(r"(?m)^economics:\n(?:  .*\n)*", "", PHASED)
+    assert cut != PHASED
+    assert any("states its economics" in x for x in refusal(cut))
+    bought = set_value(cut, ("periods", LAST, "sites", SITE, "deployments", 0, "bought"), "100000")
+    assert any("bought 100000, but units grew by" in x for x in refusal(bought))
+
+
+def test_one_scale_out_type_per_site_over_the_window() -> None:
+    site = sorted(DATA["periods"][0]["sites"])[0]
+    used = DATA["periods"][0]["sites"][site]["scale_out"]["switch"]
+    other = "th3-12t8" if used != "th3-12t8" else "th5-51t2"
+    edited = set_value(PHASED, ("periods", 0, "sites", site, "scale_out", "switch"), other)
+    assert any("one type per site over the window" in x for x in refusal(edited))
+
+
+def test_drift_when_a_site_is_used_in_a_period_on_one_side_only(tmp_path: Path) -> None:
+    """A hall closed in the first period moves its purchases: `--check` reports drift (exit 1), by period."""
+    from trnplan.drift import check_drift
+    from trnplan.load import load_specs
+    from trnplan.plan import plan_scenario
+    from trnplan.plan.file import plan_to_yaml
+
+    specs = ["@catalog", str(REPO / "tests" / "fixtures" / "phased")]
+    base = plan_scenario(load_specs(specs), "ramp-3", alternatives=0)
+    closed = load_specs(specs, ["sites.ramp-a.it_power_mw.2026-01=0.5"])
+    moved = plan_scenario(closed, "ramp-3", alternatives=0)
+    assert base.periods and moved.periods
+    assert set(base.periods[0].sites) != set(moved.periods[0].sites)
+    path = tmp_path / "ramp-3.yaml"
+    path.write_text(plan_to_yaml(base), encoding="utf-8")
+    drift = check_drift(plan_to_yaml(moved), str(path))
+    assert drift.exit_code == 1
+    assert any(line.startswith("in 2026-01") for line in drift.periods), drift.periods

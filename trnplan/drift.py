@@ -177,7 +177,7 @@ def _period_changes(old: Any, new: Any) -> list[str]:
     old_sites, new_sites = _sites(old), _sites(new)
     for site in sorted(set(old_sites) | set(new_sites)):
         a, b = old_sites.get(site) or {}, new_sites.get(site) or {}
-        deps_a, deps_b = _keyed(a.get("deployments") or []), _keyed(b.get("deployments") or [])
+        deps_a, deps_b = _keyed(a.get("deployments") or []) or {}, _keyed(b.get("deployments") or []) or {}
         for key in sorted(set(deps_a or {}) | set(deps_b or {})):
             units = [(d or {}).get("units", 0) for d in (deps_a.get(key), deps_b.get(key))]
             if units[0] != units[1]:

@@ -10,7 +10,7 @@ from trnplan.catalog import HOURS_PER_YEAR, Catalog
 from trnplan.costs import Deployment
 from trnplan.costs.phased import PeriodFigures, PhasedEvaluation, evaluate_phased
 from trnplan.numbers import canon, usd
-from trnplan.periods import periods_of
+from trnplan.periods import month_index, periods_of
 from trnplan.plan.consistency import Mismatch
 from trnplan.plan.model import (
     PeriodDeployment,
@@ -196,6 +196,7 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
         return [Mismatch(("periods",), "a phased plan has at least one period")]
     problems: list[Mismatch] = []
     before: dict[tuple[str, str], int] = {}
+    switch_of: dict[str, str] = {}
     installed = 0
     for i, p in enumerate(plan.periods):
         now = {}
@@ -219,6 +220,16 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
             )
         before = now
         problems += _period_sums(i, p)
+        for site, s_ in sorted(p.sites.items()):
+            first = switch_of.setdefault(site, s_.scale_out.switch)
+            if s_.scale_out.switch != first:
+                problems.append(
+                    Mismatch(
+                        ("periods", i, "sites", site, "scale_out", "switch"),
+                        f"periods.{i}: {site} uses scale-out switch {s_.scale_out.switch}, not {first} as "
+                        "before (one type per site over the window)",
+                    )
+                )
         lines = sum(round(line.extended_usd * 100) for line in plan.bom if line.period == p.start)
         installed += lines
         if round(p.totals.capex_bought_usd * 100) != lines:
@@ -296,19 +307,38 @@ def _last_is_installed(plan: Plan) -> list[Mismatch]:
     return [Mismatch(("sites",), "sites are not the last period's installed base (periods.-1.sites)")]
 
 
+def exact_years(starts: list[str], horizon_years: float) -> list[float]:
+    """Each period's length in years from the period starts and the window (the file rounds `years`)."""
+    months = [month_index(m) for m in starts]
+    ends = months[1:] + [months[0] + round(12 * horizon_years)]
+    return [(b - a) / 12 for a, b in zip(months, ends, strict=True)]
+
+
 def _window_money_problems(plan: Plan) -> list[Mismatch]:
     assert plan.periods is not None
     if plan.economics is None:
         return [Mismatch(("economics",), "a phased plan states its economics (the window's money terms)")]
     e, t = plan.economics, plan.totals
-    tco = sum(p.years * (p.totals.capex_usd * e.crf + p.totals.opex_usd_per_year) for p in plan.periods)
-    problems = []
+    years = exact_years([p.start for p in plan.periods], e.horizon_years)
+    problems = [
+        Mismatch(
+            ("periods", i, "years"), f"periods.{i}.years is {p.years} but its start and the next give {y:.6f}"
+        )
+        for i, (p, y) in enumerate(zip(plan.periods, years, strict=True))
+        if not math.isclose(p.years, y, abs_tol=1e-6)
+    ]
+    if problems:
+        return problems
+    tco = sum(
+        y * (p.totals.capex_usd * e.crf + p.totals.opex_usd_per_year)
+        for p, y in zip(plan.periods, years, strict=True)
+    )
     if abs(t.tco_usd - tco) > 1.0 + 1e-9 * abs(tco):
         problems.append(
             Mismatch(("totals", "tco_usd"), f"tco_usd is ${t.tco_usd:,.2f} but the periods give ${tco:,.2f}")
         )
-    pflop_years = sum(p.years * p.totals.fp8_pflops for p in plan.periods)
-    chip_years = sum(p.years * p.totals.chips for p in plan.periods)
+    pflop_years = sum(y * p.totals.fp8_pflops for p, y in zip(plan.periods, years, strict=True))
+    chip_years = sum(y * p.totals.chips for p, y in zip(plan.periods, years, strict=True))
     for key, amount in (("usd_per_pflop_hour", pflop_years), ("usd_per_chip_hour", chip_years)):
         expected = t.tco_usd / (amount * HOURS_PER_YEAR) if amount else 0.0
         if not math.isclose(t.figure(key), expected, rel_tol=1e-5, abs_tol=2e-6):
