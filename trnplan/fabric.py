@@ -35,6 +35,15 @@ def switch_side_optics_per_port(tiers: int) -> int:
     return 2 * tiers - 1
 
 
+def switches_by_tier(ports: int, radix: int, tiers: int) -> list[int]:
+    """Switches in each tier, leaf first: ceil(2N / k) below the top, ceil(N / k) at the top (N <= k: one).
+
+    Their sum can exceed ceil((2t - 1) N / k) by the rounding of each tier; the plan counts the total."""
+    if tiers == 1:
+        return [1] if ports else [0]
+    return [-(-2 * ports // radix)] * (tiers - 1) + [-(-ports // radix)]
+
+
 def endpoint_ports(scale_out_gbps_total: float, port_gbps: float) -> int:
     """N = ceil(chips x scale_out_gbps / port_gbps), summed over chip types first."""
     return math.ceil(scale_out_gbps_total / port_gbps - 1e-9) if scale_out_gbps_total > 0 else 0
