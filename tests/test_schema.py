@@ -84,16 +84,18 @@ def test_unknown_fields_are_rejected_at_every_level() -> None:
 def test_ids_types_ranges_and_enums_are_checked() -> None:
     bad = tiny()
     bad["chips"]["Trn3"] = bad["chips"].pop("trn3")
-    bad["sites"]["iad-a"]["it_power_mw"] = 40000
-    bad["sites"]["iad-a"]["rack_positions"] = 900.5
+    bad["sites"]["iad-a"]["it_power_mw"] = 40000  # a number or a schedule: neither arm takes it
+    bad["sites"]["iad-a"]["rack_positions"] = {"2026-01": 900.5}
+    bad["forms"]["trn3-nl72x2"]["rack_overhead_kw"] = 900
     bad["forms"]["trn3-nl72x2"]["topology"] = "mesh"
     bad["switches"]["pcie6-160"]["available_from"] = "2025-13"
     assert errors(bad) == [
         "'2025-13' does not match '^[0-9]{4}-(0[1-9]|1[0-2])$'",
         "'Trn3' does not match any of the regexes: '^[a-z0-9][a-z0-9.-]*$'",
         "'mesh' is not one of ['switched', 'torus']",
-        "40000 is greater than the maximum of 10000",
-        "900.5 is not of type 'integer'",
+        "40000 is not valid under any of the given schemas",
+        "900 is greater than the maximum of 500",
+        "{'2026-01': 900.5} is not valid under any of the given schemas",
     ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     Field,
@@ -16,6 +16,14 @@ from pydantic import (
 )
 
 from trnplan.errors import KINDS as KINDS  # re-exported: the six spec collections
+from trnplan.scenario import DEMAND_KEYS as DEMAND_KEYS  # re-exported
+from trnplan.scenario import Budget as Budget
+from trnplan.scenario import Demand as Demand
+from trnplan.scenario import DemandCap as DemandCap
+from trnplan.scenario import Fabric as Fabric
+from trnplan.scenario import Scenario as Scenario
+from trnplan.scenario import ScenarioSpec as ScenarioSpec
+from trnplan.schedules import last_value, scheduled, value_at
 from trnplan.spec_base import (
     HOURS_PER_YEAR as HOURS_PER_YEAR,
 )
@@ -248,121 +256,86 @@ class Cooling(Provenance):
     ]
 
 
-class Site(Provenance):
+PowerMw = Annotated[float, Plausible(0.01, 10000, "MW", _slips({1e-3: "kW typed into a MW field"}))]
+GridMw = Annotated[float, Plausible(0.01, 20000, "MW", _slips({1e-3: "kW typed into a MW field"}))]
+Positions = Annotated[int, Plausible(1, 1000000, "rack positions")]
+UsdPerKwh = Annotated[float, Plausible(0.001, 2, "USD/kWh", _slips({0.01: "cents typed into a USD field"}))]
+UsdPerKwMonth = Annotated[float, Plausible(0, 5000, "USD/kW-month")]
+if TYPE_CHECKING:  # what the checker sees; at run time each is `scheduled(...)`: a number or a schedule
+    PowerMwOrSchedule = float | dict[str, float]
+    GridMwOrSchedule = float | dict[str, float]
+    PositionsOrSchedule = int | dict[str, int]
+    UsdPerKwhOrSchedule = float | dict[str, float]
+    UsdPerKwMonthOrSchedule = float | dict[str, float]
+else:
+    PowerMwOrSchedule = scheduled(PowerMw)
+    GridMwOrSchedule = scheduled(GridMw)
+    PositionsOrSchedule = scheduled(Positions)
+    UsdPerKwhOrSchedule = scheduled(UsdPerKwh)
+    UsdPerKwMonthOrSchedule = scheduled(UsdPerKwMonth)
+SCHEDULED = (
+    "it_power_mw",
+    "grid_power_mw",
+    "rack_positions",
+    "electricity_usd_per_kwh",
+    "colocation_usd_per_kw_month",
+)
+"""Site fields that take a number or a step schedule (`trnplan.schedules`)."""
+
+
+class SiteSpec(Provenance):
+    """A site as a spec file writes it: the SCHEDULED fields take a number or `{YYYY-MM: value}`."""
+
     name: Text | None = None
     location: Text | None = None
-    it_power_mw: Annotated[float, Plausible(0.01, 10000, "MW", _slips({1e-3: "kW typed into a MW field"}))]
-    grid_power_mw: (
-        Annotated[float, Plausible(0.01, 20000, "MW", _slips({1e-3: "kW typed into a MW field"}))] | None
-    ) = None
-    rack_positions: Annotated[int, Plausible(1, 1000000, "rack positions")]
+    it_power_mw: PowerMwOrSchedule
+    grid_power_mw: GridMwOrSchedule | None = None
+    rack_positions: PositionsOrSchedule
     cooling: list[Id] = Field(min_length=1)
     cooling_fixed_usd: dict[Id, Usd] = {}
     max_rack_kw: (
         Annotated[float, Plausible(1, 1000, "kW", _slips({1e-3: "W typed into a kW field"}))] | None
     ) = None
-    electricity_usd_per_kwh: Annotated[
-        float, Plausible(0.001, 2, "USD/kWh", _slips({0.01: "cents typed into a USD field"}))
-    ]
-    colocation_usd_per_kw_month: Annotated[float, Plausible(0, 5000, "USD/kW-month")]
+    electricity_usd_per_kwh: UsdPerKwhOrSchedule
+    colocation_usd_per_kw_month: UsdPerKwMonthOrSchedule
+
+
+class Site(SiteSpec):
+    """A site of the catalog: each SCHEDULED figure read as a number (a schedule's last entry; `at` reads
+    them at a month), the schedules as written kept in `schedules` (field -> month -> value)."""
+
+    it_power_mw: float
+    grid_power_mw: float | None = None
+    rack_positions: int
+    electricity_usd_per_kwh: float
+    colocation_usd_per_kw_month: float
+    schedules: dict[str, dict[str, float]] = {}
+
+    @classmethod
+    def from_spec(cls, spec: SiteSpec) -> Site:
+        values = dict(spec.__dict__)
+        schedules = {}
+        for name in SCHEDULED:
+            value = values[name]
+            if isinstance(value, dict):
+                schedules[name] = dict(sorted(value.items()))
+                values[name] = last_value(value)
+        if "rack_positions" in schedules:
+            values["rack_positions"] = int(values["rack_positions"])
+        return cls.model_construct(**values, schedules=schedules)
+
+    def at(self, month: str | None) -> Site:
+        """This site's figures in effect at `month` (its schedules' last entries when None)."""
+        if not self.schedules or month is None:
+            return self
+        update: dict[str, float | int] = {name: value_at(s, month) for name, s in self.schedules.items()}
+        if "rack_positions" in update:
+            update["rack_positions"] = int(update["rack_positions"])
+        return self.model_copy(update=update)
 
     @property
     def it_power_kw(self) -> float:
         return self.it_power_mw * 1000
-
-
-DemandChips = Annotated[int, Plausible(1, 100_000_000, "chips")]
-DemandPflops = Annotated[
-    float, Plausible(0.001, 1e9, "PFLOPS", _slips({1e-3: "TFLOPS typed into a PFLOPS field"}))
-]
-DemandTb = Annotated[float, Plausible(0.001, 1e9, "TB", _slips({1e-3: "GB typed into a TB field"}))]
-DEMAND_KEYS = ("chips", "fp8_pflops", "hbm_tb")
-
-
-class DemandCap(Spec):
-    """The most a plan may hold (an extension of `demand`): a ratio objective, or a cheap chip, cannot then
-    buy far more than the need. Any of chips, fp8_pflops, hbm_tb; all given must hold."""
-
-    chips: DemandChips | None = None
-    fp8_pflops: DemandPflops | None = None
-    hbm_tb: DemandTb | None = None
-
-
-class Demand(Spec):
-    chips: DemandChips | None = None
-    fp8_pflops: DemandPflops | None = None
-    hbm_tb: DemandTb | None = None
-    effective_fp8_pflops: DemandPflops | None = None  # delivered under the scenario's workload
-    at_most: DemandCap | None = None
-
-    @property
-    def empty(self) -> bool:
-        """No lower bound is given (`at_most` caps a plan; it demands nothing)."""
-        return (
-            self.chips is None
-            and self.fp8_pflops is None
-            and self.hbm_tb is None
-            and self.effective_fp8_pflops is None
-        )
-
-    def cap(self, key: str) -> float | None:
-        """The `at_most` cap on chips, fp8_pflops or hbm_tb; None when there is none."""
-        return None if self.at_most is None else getattr(self.at_most, key)
-
-    @model_validator(mode="after")
-    def _cap_above_need(self) -> Demand:
-        for key in DEMAND_KEYS:
-            need, cap = getattr(self, key), self.cap(key)
-            if need is not None and cap is not None and cap < need:
-                raise ValueError(f"at_most.{key} {cap:g} is below the demand's {key} {need:g}")
-        return self
-
-
-class Budget(Spec):
-    capex_usd: Annotated[float, Plausible(1, 1e13, "USD")] | None = None
-    tco_usd: Annotated[float, Plausible(1, 1e13, "USD")] | None = None
-
-
-class Fabric(Spec):
-    cooling: Id = "air"
-
-
-class Scenario(Provenance):
-    description: Text | None = None
-    sites: list[Id] = Field(min_length=1)
-    chips: list[Id] | None = None
-    forms: list[Id] | None = None
-    demand: Demand = Demand()
-    min_domain_chips: Annotated[int, Plausible(1, 1_000_000, "chips")] = 1
-    as_of: Month | None = None
-    supply: dict[Id, Annotated[int, Plausible(0, 100_000_000, "units")]] = {}
-    objective: Literal["min_tco", "max_perf_per_tco", "max_perf"] = "min_tco"
-    budget: Budget = Budget()
-    horizon_years: Annotated[int, Plausible(1, 30, "years")]
-    cost_of_capital: Annotated[
-        float, Plausible(0, 1, "(fraction)", ((0.01, "a percentage; write 0.10 for 10%"),))
-    ]
-    utilization: Annotated[
-        float, Plausible(0.01, 1, "(fraction)", ((0.01, "a percentage; write 0.8 for 80%"),))
-    ]
-    maintenance_rate: Annotated[
-        float, Plausible(0, 1, "(fraction)", ((0.01, "a percentage; write 0.03 for 3%"),))
-    ]
-    fabric: Fabric = Fabric()
-    workload: Id | None = None  # a `workloads` id: what share of peak each form delivers; None: all of it
-
-    @model_validator(mode="after")
-    def _objective_inputs(self) -> Scenario:
-        if self.demand.effective_fp8_pflops is not None and self.workload is None:
-            raise ValueError("demand effective_fp8_pflops needs a workload (what share of peak is delivered)")
-        if self.objective == "min_tco" and self.demand.empty:
-            raise ValueError("objective min_tco needs a demand (chips, fp8_pflops or hbm_tb)")
-        if self.objective == "max_perf" and self.budget.capex_usd is None and self.budget.tco_usd is None:
-            raise ValueError("objective max_perf needs a budget (capex_usd or tco_usd)")
-        if len(set(self.sites)) != len(self.sites):
-            raise ValueError("sites lists a site twice")
-        return self
-
 
 
 MODELS: dict[str, type[Provenance]] = {
@@ -370,10 +343,19 @@ MODELS: dict[str, type[Provenance]] = {
     "forms": Form,
     "switches": Switch,
     "cooling": Cooling,
-    "sites": Site,
-    "scenarios": Scenario,
+    "sites": SiteSpec,
+    "scenarios": ScenarioSpec,
     "workloads": Workload,
 }
+
+
+def catalog_entity(kind: str, value: Any) -> Any:
+    """A validated spec model as the catalog holds it: sites and scenarios read from their spec form."""
+    if isinstance(value, SiteSpec) and not isinstance(value, Site):
+        return Site.from_spec(value)
+    if isinstance(value, ScenarioSpec) and not isinstance(value, Scenario):
+        return Scenario.from_spec(value)
+    return value
 
 
 class SpecFile(Spec):
@@ -383,8 +365,8 @@ class SpecFile(Spec):
     forms: dict[Id, Form] = {}
     switches: dict[Id, Switch] = {}
     cooling: dict[Id, Cooling] = {}
-    sites: dict[Id, Site] = {}
-    scenarios: dict[Id, Scenario] = {}
+    sites: dict[Id, SiteSpec] = {}
+    scenarios: dict[Id, ScenarioSpec] = {}
     workloads: dict[Id, Workload] = {}
 
 
@@ -457,8 +439,9 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
             for key in ("at_most", "effective_fp8_pflops"):
                 if demand.get(key) is None:
                     demand.pop(key, None)  # an extension left out digests as it did before it existed
-        if "workload" in data and data["workload"] is None:
-            data.pop("workload")
+        for key, empty in (("workload", None), ("periods", None), ("demand_by_month", {}), ("schedules", {})):
+            if key in data and data[key] == empty:
+                data.pop(key)  # an extension left out digests as it did before it existed
         return data
 
     doc = {

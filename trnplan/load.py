@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import trnplan
-from trnplan.catalog import KINDS, Catalog, Origin, Sources
+from trnplan.catalog import KINDS, Catalog, Origin, Sources, catalog_entity
 from trnplan.catalog import inputs_digest as catalog_inputs_digest
 from trnplan.entities import SINGULAR, Entities, EntityKey, Loc, RawEntity
 from trnplan.errors import Problem, SpecError, did_you_mean
@@ -322,7 +322,7 @@ def _catalog(models: dict[EntityKey, BaseModel], merged: Entities, sources: Sour
     collections: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
     origins: dict[EntityKey, Origin] = {}
     for (kind, entity_id), value in sorted(models.items()):
-        collections[kind][entity_id] = value
+        collections[kind][entity_id] = catalog_entity(kind, value)
         origins[(kind, entity_id)] = Origin(*merged[(kind, entity_id)].origin)
     return Catalog(**collections, origins=origins, sources=sources)
 

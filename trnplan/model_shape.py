@@ -8,6 +8,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
+from trnplan.schedules import schedule_arm
 from trnplan.yamlsafe import KeyPath
 
 
@@ -24,6 +25,10 @@ def unwrap(tp: Any) -> tuple[Any, list[Any]]:
             args = [a for a in get_args(tp) if a is not type(None)]
             if len(args) == 1:
                 tp = args[0]
+                continue
+            arm = schedule_arm(tuple(args))  # a number or a step schedule: the number's shape
+            if arm is not None:
+                tp = arm
                 continue
         return tp, meta
 

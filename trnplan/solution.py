@@ -61,6 +61,7 @@ class Decisions:
 
     deployments: tuple[Deployment, ...]
     scale_out: tuple[tuple[str, str], ...]
+    periods: tuple[Decisions, ...] = ()  # a phased plan: what is installed in each period (the last above)
 
     def describe(self) -> str:
         """'site: form / cooling / scale-up + ... / scale-out' for each site, sorted."""

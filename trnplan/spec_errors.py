@@ -98,7 +98,8 @@ def _humanize(err: dict[str, Any], is_key: bool) -> str:
 
 def _explain(entity: RawEntity, model: type[BaseModel], err: dict[str, Any]) -> Problem | None:
     """One pydantic error as a located problem, or None when yamlsafe already reported its value."""
-    loc: KeyPath = tuple(err["loc"])
+    # the tags of a tagged union ("@value", "@schedule": `trnplan.schedules`) are no part of the spec's paths
+    loc: KeyPath = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("@")))
     is_key = bool(loc) and loc[-1] == "[key]"
     if is_key:
         loc = loc[:-1]

@@ -204,6 +204,12 @@ def _add_fabric(
     return fab, fabric_capex
 
 
+def _share(used: float, limit: float) -> float:
+    """used / limit; a closed hall (limit 0: a schedule before its first entry) holding anything reads as
+    the amount itself, finite, and its constraint row reports the violation."""
+    return used / limit if limit > 0 else float(used)
+
+
 def _site_figures(
     catalog: Catalog,
     scenario: Scenario,
@@ -223,9 +229,12 @@ def _site_figures(
     )
     colocation = it_kw * colocation_usd_per_kw_year(site)
     positions = load.compute_racks + fab.network_racks
-    utilization = {"it_power": it_kw / site.it_power_kw, "rack_positions": positions / site.rack_positions}
+    utilization = {
+        "it_power": _share(it_kw, site.it_power_kw),
+        "rack_positions": _share(positions, site.rack_positions),
+    }
     if site.grid_power_mw is not None:
-        utilization["grid_power"] = facility_kw / (site.grid_power_mw * 1000)
+        utilization["grid_power"] = _share(facility_kw, site.grid_power_mw * 1000)
     return SiteFigures(
         site=site_id,
         deployments=load.figures,

@@ -292,3 +292,12 @@ def scale_out_problems(catalog: Catalog, scenario: Scenario, switch_id: str) -> 
 
 def scale_out_switches(catalog: Catalog, scenario: Scenario) -> list[str]:
     return [s for s in sorted(catalog.switches) if not scale_out_problems(catalog, scenario, s)]
+
+
+def option_month(catalog: Catalog, opt: Option) -> str:
+    """The first month an option can be bought: its chip's and scale-up switch's `available_from` ("" when
+    neither has one)."""
+    chip = catalog.chips[catalog.forms[opt.form].chip]
+    switch = catalog.switches.get(opt.scale_up_switch)
+    months = [m for m in (chip.available_from, switch.available_from if switch else None) if m]
+    return max(months, default="")

@@ -39,7 +39,10 @@ def opex_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
 
 def perf_of(totals: Totals) -> float:
     """The performance a plan's objective counts: effective FP8 PFLOPs when the scenario names a workload
-    (the totals then state them), else peak dense FP8 PFLOPs."""
+    (the totals then state them), else peak dense FP8 PFLOPs; a phased plan counts PFLOP-years."""
+    if totals.fp8_pflop_years is not None:
+        years = totals.effective_fp8_pflop_years
+        return float(totals.fp8_pflop_years if years is None else years)
     effective = totals.effective_fp8_pflops
     return float(totals.fp8_pflops if effective is None else effective)
 

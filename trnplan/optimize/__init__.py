@@ -25,10 +25,18 @@ MAX_DINKELBACH = 40
 
 
 def extract(model: Model) -> Decisions:
-    """Round the integer values and read which options and scale-out switch each site uses."""
+    """Round the integer values and read which options and scale-out switch each site uses; a phased model's
+    decisions are its last period's, with every period's in `periods`."""
+    if model.periods:
+        per = tuple(_extract_sites(pm.sites) for pm in model.periods)
+        return Decisions(per[-1].deployments, per[-1].scale_out, per)
+    return _extract_sites(model.sites)
+
+
+def _extract_sites(sites: list[Any]) -> Decisions:
     deployments = []
     scale_out = []
-    for sm in model.sites:
+    for sm in sites:
         site_units = 0
         for v, o in zip(sm.n, sm.options, strict=True):
             units = round(v.value() or 0)

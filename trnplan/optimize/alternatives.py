@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from trnplan.catalog import Catalog
-from trnplan.costs import evaluate, objective_value, perf_of
+from trnplan.costs import objective_value, perf_of
+from trnplan.costs.phased import evaluate_decisions
 from trnplan.optimize.model import Model, build_model
 from trnplan.optimize.progress import Deadline
 from trnplan.solution import AlternativeSolution, Decisions, Termination
@@ -80,7 +81,7 @@ def find_alternatives(
             if not result.termination.is_limit and result.termination is not Termination.INTERRUPT:
                 found.append(AlternativeSolution(f"{kind} {item}", result))  # proven: none without it
             continue
-        ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
+        ev = evaluate_decisions(catalog, scenario_id, decisions)
         if ev.totals.tco_usd > 0:
             seeds.append((decisions.chosen_items(), perf_of(ev.totals) / ev.totals.tco_usd))
         value = objective_value(scenario.objective, ev.totals)
@@ -93,6 +94,6 @@ def ranked(
 ) -> list[AlternativeSolution]:
     """The top k alternatives: feasible ones first, by how much worse than the optimum, then by name."""
     scenario = catalog.scenarios[scenario_id]
-    best_ev = evaluate(catalog, scenario, best.deployments, dict(best.scale_out))
+    best_ev = evaluate_decisions(catalog, scenario_id, best)
     best_value = objective_value(scenario.objective, best_ev.totals)
     return sorted(alternatives, key=lambda a: _rank(a, scenario.objective, best_value))[:k]

@@ -19,7 +19,7 @@ from trnplan.optimize.model import Model, SiteModel, Slack, lin
 def define_units(prob: pulp.LpProblem, sm: SiteModel) -> None:
     """n[s,i] in {0..U[s,i]}."""
     sm.n = [
-        prob.add_variable(f"n_{sm.index}_{i}", 0, sm.upper[i], pulp.LpInteger) for i in range(len(sm.options))
+        prob.add_variable(f"n_{sm.tag}_{i}", 0, sm.upper[i], pulp.LpInteger) for i in range(len(sm.options))
     ]
 
 
@@ -88,9 +88,9 @@ def define_switch_type(
     n_terms = []
     for t in tiers:
         cap = min(tier_capacity(k, t), max_ports)
-        y = prob.add_variable(f"y_{sm.index}_{o_index}_{t}", 0, 1, pulp.LpBinary)
-        ports = prob.add_variable(f"N_{sm.index}_{o_index}_{t}", 0, cap, port_cat)
-        prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.index}_{o_index}_{t}"
+        y = prob.add_variable(f"y_{sm.tag}_{o_index}_{t}", 0, 1, pulp.LpBinary)
+        ports = prob.add_variable(f"N_{sm.tag}_{o_index}_{t}", 0, cap, port_cat)
+        prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.tag}_{o_index}_{t}"
         sm.y[(o, t)] = y
         sm.ports[(o, t)] = ports
         y_o.append(y)
@@ -98,22 +98,22 @@ def define_switch_type(
         rows.port_cover.append((ports, port_gbps))
     max_switches = math.ceil(max(switch_side_optics_per_port(t) for t in tiers) * max_ports / k)
     # Continuous: zero unless one of this switch's tiers is chosen, then equal to the integer T[s].
-    s_var = prob.add_variable(f"S_{sm.index}_{o_index}", 0, max_switches, pulp.LpContinuous)
+    s_var = prob.add_variable(f"S_{sm.tag}_{o_index}", 0, max_switches, pulp.LpContinuous)
     sm.switches[o] = s_var
-    prob += lin([(s_var, 1)] + [(y, -max_switches) for y in y_o]) <= 0, f"switch_on_{sm.index}_{o_index}"
+    prob += lin([(s_var, 1)] + [(y, -max_switches) for y in y_o]) <= 0, f"switch_on_{sm.tag}_{o_index}"
     rows.switch_count.append((s_var, 1))
     rows.max_count = max(rows.max_count, max_switches)
     prob += (
         lin([(s_var, k)] + [(p, -switch_side_optics_per_port(t)) for p, t in n_terms]) >= 0,
-        f"switches_{sm.index}_{o_index}",
+        f"switches_{sm.tag}_{o_index}",
     )
     # Rack-side optics go with the switch that serves the ports: E_o <= (optics per port at most) x N_o.
     optics_per_port = max(o_.endpoint_optics * port_gbps / o_.scale_out_gbps for o_ in sm.options)
-    e_var = prob.add_variable(f"E_{sm.index}_{o_index}", 0, max_optics, pulp.LpContinuous)
+    e_var = prob.add_variable(f"E_{sm.tag}_{o_index}", 0, max_optics, pulp.LpContinuous)
     sm.optics[o] = e_var
     prob += (
         lin([(e_var, 1)] + [(p, -optics_per_port) for p, _t in n_terms]) <= 0,
-        f"optics_on_{sm.index}_{o_index}",
+        f"optics_on_{sm.tag}_{o_index}",
     )
     rows.optics_split.append((e_var, 1))
     rows.tier_sum.extend((y, 1) for y in y_o)
@@ -142,16 +142,16 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
             define_switch_type(prob, catalog, sm, o_index, o, tiers, max_ports, max_optics, rows)
     if rows.switch_count:
         # One switch type per site (one_fabric), so the one S[s,o] that may be non-zero is this integer.
-        total = prob.add_variable(f"T_{sm.index}", 0, rows.max_count, pulp.LpInteger)
+        total = prob.add_variable(f"T_{sm.tag}", 0, rows.max_count, pulp.LpInteger)
         sm.total = total
-        prob += lin(rows.switch_count + [(total, -1)]) == 0, f"switch_count_{sm.index}"
-    prob += lin(rows.tier_sum) <= 1, f"one_fabric_{sm.index}"
-    prob += lin(rows.tier_sum) - units <= 0, f"fabric_if_used_{sm.index}"
+        prob += lin(rows.switch_count + [(total, -1)]) == 0, f"switch_count_{sm.tag}"
+    prob += lin(rows.tier_sum) <= 1, f"one_fabric_{sm.tag}"
+    prob += lin(rows.tier_sum) - units <= 0, f"fabric_if_used_{sm.tag}"
     ref = min((c for _, c in rows.port_cover), default=1.0)  # Gb/s of the smallest port: coefficients near 1
     gbps = [(v, o.scale_out_gbps / ref) for v, o in zip(sm.n, sm.options, strict=True)]
-    prob += lin([(p, c / ref) for p, c in rows.port_cover]) - lin(gbps) >= 0, f"ports_{sm.index}"
+    prob += lin([(p, c / ref) for p, c in rows.port_cover]) - lin(gbps) >= 0, f"ports_{sm.tag}"
     eo = [(v, o.endpoint_optics) for v, o in zip(sm.n, sm.options, strict=True)]
-    prob += lin(rows.optics_split) - lin(eo) == 0, f"optics_{sm.index}"
+    prob += lin(rows.optics_split) - lin(eo) == 0, f"optics_{sm.tag}"
 
 
 def define_site_costs(catalog: Catalog, scenario: Scenario, sm: SiteModel) -> None:
@@ -175,7 +175,7 @@ def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scena
         fixed = site.cooling_fixed_usd[q]
         if not fixed or q not in sm.kw_by_cooling:
             continue
-        z = prob.add_variable(f"z_{sm.index}_{q_index}", 0, 1, pulp.LpBinary)
+        z = prob.add_variable(f"z_{sm.tag}_{q_index}", 0, 1, pulp.LpBinary)
         sm.cooling_on[q] = z
         sm.capex.append((z, fixed))
         compute = [(v, o.it_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.cooling == q]
@@ -184,14 +184,14 @@ def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scena
                 site.it_power_kw,
                 sum(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True) if o.cooling == q),
             )
-            prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.index}_{q_index}"
+            prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.tag}_{q_index}"
         if q == fabric_q:
             for (o, t), y in sorted(sm.y.items()):
                 sw = catalog.switches[o]
                 if sw.power_w > 0 or sw.optic_w > 0:
                     prob += (
                         lin([(y, 1), (z, -1)]) <= 0,
-                        f"fabric_cooling_{sm.index}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p"),
+                        f"fabric_cooling_{sm.tag}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p"),
                     )
 
 
@@ -203,28 +203,28 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
     # positions" holds exactly when it holds with R rounded up, which is the plan's network racks. The
     # elastic model keeps it integer, so that "needs N more positions" counts whole racks.
     sm.racks = prob.add_variable(
-        f"R_{sm.index}", 0, None, pulp.LpInteger if model.elastic else pulp.LpContinuous
+        f"R_{sm.tag}", 0, None, pulp.LpInteger if model.elastic else pulp.LpContinuous
     )
     ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(sm.switches.items())]
-    prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.index}"
+    prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.tag}"
     # Network racks also hold their switches' power within the rack limit (fabric cooling, site).
     limit_kw = network_rack_limit_kw(catalog, model.scenario, sm.site)
     prob += (
         lin([(sm.racks, limit_kw)] + [(v, -c) for v, c in sm.network_rack_kw]) >= 0,
-        f"netrackkw_{sm.index}",
+        f"netrackkw_{sm.tag}",
     )
     rows: dict[str, tuple[list[tuple[Any, float]], float, str, str, float]] = {
-        f"power_{sm.index}": (
+        f"power_{sm.tag}": (
             [(v, c / 1000) for v, c in sm.compute_kw + sm.network_kw],
             site.it_power_mw,
-            f"{sm.site} IT power",
+            f"{sm.when}{sm.site} IT power",
             "MW",
             1,
         ),
-        f"positions_{sm.index}": (
+        f"positions_{sm.tag}": (
             [(v, o.racks) for v, o in zip(sm.n, sm.options, strict=True)] + [(sm.racks, 1)],
             site.rack_positions,
-            f"{sm.site} rack positions",
+            f"{sm.when}{sm.site} rack positions",
             "positions",
             1,
         ),
@@ -233,7 +233,7 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
         facility = [
             (v, c * catalog.cooling[q].pue / 1000) for q, pairs in sm.kw_by_cooling.items() for v, c in pairs
         ]
-        rows[f"grid_{sm.index}"] = (facility, site.grid_power_mw, f"{sm.site} grid power", "MW", 1)
+        rows[f"grid_{sm.tag}"] = (facility, site.grid_power_mw, f"{sm.when}{sm.site} grid power", "MW", 1)
     for name, (pairs, rhs, label, unit, per) in rows.items():
         add_capacity_row(prob, model, name, pairs, rhs, label, unit, per)
 
@@ -275,16 +275,17 @@ def define_demand(prob: pulp.LpProblem, model: Model) -> None:
             continue
         expr = lin(pairs)
         if model.elastic:
-            short = prob.add_variable(f"short_{key}", 0, None, pulp.LpContinuous)
-            model.slacks[f"demand_{key}"] = Slack(short, "demand", key, 1, need, shortfall=True)
+            short = prob.add_variable(f"short_{key}{model.tag}", 0, None, pulp.LpContinuous)
+            model.slacks[f"demand_{key}{model.tag}"] = Slack(short, f"{model.when}demand", key, 1, need, shortfall=True)
             expr = expr + short
-        prob += expr >= need, f"demand_{key}"
-        model.coupling.append(f"demand_{key}")
+        prob += expr >= need, f"demand_{key}{model.tag}"
+        model.coupling.append(f"demand_{key}{model.tag}")
     for key, pairs in pairs_by.items():  # demand.at_most: the most a plan may hold (an extension)
         cap = demand.cap(key) if key != "effective_fp8_pflops" else None
         if cap is not None:
-            add_capacity_row(prob, model, f"demand_at_most_{key}", pairs, cap, f"demand cap {key}", key, 1)
-            model.coupling.append(f"demand_at_most_{key}")
+            name = f"demand_at_most_{key}{model.tag}"
+            add_capacity_row(prob, model, name, pairs, cap, f"{model.when}demand cap {key}", key, 1)
+            model.coupling.append(name)
     if demand.empty:
         prob += lin([(v, 1) for sm in model.sites for v in sm.n]) >= 1, "some_deployment"
         model.coupling.append("some_deployment")

@@ -97,6 +97,6 @@ def add_capacity_cuts(model: Model) -> int:
             ]
             pairs += [(sm.y[m], -(w - w0)) for m, w in sorted(by_mode.items())]
             scale = 1.0 / max([w0, *by_mode.values(), 1.0])  # coefficients at most 1: kinder numerics
-            model.prob += lin((v, c * scale) for v, c in pairs) <= w0 * scale, f"capcut_{sm.index}_{q}"
+            model.prob += lin((v, c * scale) for v, c in pairs) <= w0 * scale, f"capcut_{sm.tag}_{q}"
             added += 1
     return added

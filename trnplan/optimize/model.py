@@ -22,7 +22,7 @@ Elastic mode adds non-negative slacks to capacity rows and lets blocked options 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +85,12 @@ class SiteModel:
     network_rack_kw: list[tuple[Any, float]] = field(default_factory=list)  # switches + switch-side optics
     capex: list[tuple[Any, float]] = field(default_factory=list)
     kw_by_cooling: dict[str, list[tuple[Any, float]]] = field(default_factory=dict)
+    tag: str = ""  # what its rows and variables are named by: the index, and a period's tag in a phased model
+    when: str = ""  # what its labels start with: "" or a period's "in 2026-07 "
+
+    def __post_init__(self) -> None:
+        if not self.tag:
+            self.tag = str(self.index)
 
 
 @dataclass
@@ -105,6 +111,9 @@ class Model:
     unlocks: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name -> (binary, reason)
     coupling: list[str] = field(default_factory=list)  # rows across sites: demand, supply, budgets
     use_start: bool = False  # solve with a MIP start from `trnplan.optimize.start`
+    tag: str = ""  # suffix of the scenario-wide rows' names: a period's "_p1" in a phased model
+    when: str = ""  # prefix of their labels: a period's "in 2026-07 "
+    periods: list[Any] = field(default_factory=list)  # a phased model's `PeriodModel`s (`optimize.phased`)
 
 
 def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: Option) -> int:
@@ -143,10 +152,11 @@ def supply_use(opt: Option, key: str) -> int:
     )
 
 
-def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
+def dominates(a: Option, b: Option, scenario: Scenario, when: Callable[[Option], str] | None = None) -> bool:
     """Swapping each unit of b for a unit of a never hurts: same cooling, no more capex, power, racks,
-    fabric load, capped supply or capped demand (`at_most`), and no less of anything demanded or maximised."""
-    if a.cooling != b.cooling:
+    fabric load, capped supply or capped demand (`at_most`), and no less of anything demanded or maximised;
+    with `when` (a phased model: the month an option can first be bought), a is available no later than b."""
+    if a.cooling != b.cooling or (when is not None and when(a) > when(b)):
         return False
     le = [
         a.capex_usd <= b.capex_usd,
@@ -172,12 +182,16 @@ def dominates(a: Option, b: Option, scenario: Scenario) -> bool:
     return strictly or a.key < b.key
 
 
-def undominated(options: list[Option], scenario: Scenario) -> list[Option]:
+def undominated(
+    options: list[Option], scenario: Scenario, when: Callable[[Option], str] | None = None
+) -> list[Option]:
     """Options no other option dominates (the optimum never needs a dominated one)."""
-    return [b for b in options if not any(a is not b and dominates(a, b, scenario) for a in options)]
+    return [b for b in options if not any(a is not b and dominates(a, b, scenario, when) for a in options)]
 
 
-def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[SiteModel]:
+def prepare_sites(
+    catalog: Catalog, scenario: Scenario, elastic: bool, when: Callable[[Option], str] | None = None
+) -> list[SiteModel]:
     """Options per site (blocked ones too in elastic mode, unless physics forbids them)."""
     sites = []
     for s_index, site_id in enumerate(sorted(scenario.sites)):
@@ -192,7 +206,7 @@ def prepare_sites(catalog: Catalog, scenario: Scenario, elastic: bool) -> list[S
             efficiency = form_efficiency(catalog, scenario, form_id)
             candidates.append((make_option(catalog, form_id, cooling_id, switch_id, efficiency), why))
         if not elastic:
-            keep = {id(o) for o in undominated([o for o, _ in candidates], scenario)}
+            keep = {id(o) for o in undominated([o for o, _ in candidates], scenario, when)}
             candidates = [(o, why) for o, why in candidates if id(o) in keep]
         for opt, why in candidates:
             if elastic:
@@ -231,6 +245,13 @@ def build_model(
     plans, a tighter LP. `start` hands HiGHS a MIP start (`trnplan.optimize.start`); None: from
     START_MIN_SITES sites on. `cuts=False, start=False` is the first version's model, kept for bench/."""
     scenario = catalog.scenarios[scenario_id]
+    if scenario.periods is not None:
+        from trnplan.optimize.phased import build_phased_model
+
+        return build_phased_model(catalog, scenario_id, elastic=elastic, cuts=cuts)
+    from trnplan.periods import single_view
+
+    catalog = single_view(catalog, scenario_id)
     sense = pulp.LpMinimize if scenario.objective == "min_tco" or elastic else pulp.LpMaximize
     prob = pulp.LpProblem(f"trnplan_{scenario_id}".replace("-", "_").replace(".", "_"), sense)
     out_switches = scale_out_switches(catalog, scenario)

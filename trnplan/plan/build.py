@@ -11,16 +11,17 @@ from trnplan.catalog import Catalog, Scenario, inputs_digest
 from trnplan.costs import (
     Evaluation,
     crf,
-    evaluate,
     form_efficiency,
     objective_unit,
     objective_value,
     tco_per_capex_usd,
 )
+from trnplan.costs.phased import PhasedEvaluation, evaluate_decisions
 from trnplan.errors import InputError, SolverError
 from trnplan.numbers import usd
-from trnplan.plan.check import binding_rows, check_plan, constraint_rows
+from trnplan.plan.check import binding_rows, check_plan, plan_rows
 from trnplan.plan.model import (
+    PHASED_FORMAT,
     PLAN_FORMAT,
     Alternative,
     DeploymentRow,
@@ -28,6 +29,7 @@ from trnplan.plan.model import (
     Inputs,
     Objective,
     Plan,
+    PlanPeriod,
     ScaleOut,
     SiteSection,
     SolverInfo,
@@ -68,7 +70,7 @@ def economics(scenario: Scenario) -> Economics:
     )
 
 
-def check_money_range(evaluation: Evaluation) -> None:
+def check_money_range(evaluation: Evaluation | PhasedEvaluation) -> None:
     """Refuse a plan whose capex or TCO is beyond MAX_PLAN_USD (InputError, exit 3): each spec value can be
     plausible while their product is not (100 million chips at 10 million USD), and past it the plan's
     BOM no longer adds up to its capex to the cent. The largest BOM line points at the likely slip."""
@@ -135,7 +137,7 @@ def _site_section(s: SiteFigures, workload: bool) -> SiteSection:
     )
 
 
-def plan_body(evaluation: Evaluation) -> tuple[Totals, dict[str, SiteSection]]:
+def plan_body(evaluation: Evaluation | PhasedEvaluation) -> tuple[Totals, dict[str, SiteSection]]:
     """Totals (money to the cent) and per-site sections of a plan, from the cost model's evaluation."""
     check_money_range(evaluation)
     totals = evaluation.totals.model_copy(
@@ -147,14 +149,15 @@ def plan_body(evaluation: Evaluation) -> tuple[Totals, dict[str, SiteSection]]:
 
 
 def alternative_entry(
-    catalog: Catalog, scenario: Scenario, alt: AlternativeSolution, best_value: float
+    catalog: Catalog, scenario_id: str, alt: AlternativeSolution, best_value: float
 ) -> Alternative:
     """An alternative as the plan states it: its choices, TCO, PFLOPs and change of objective."""
     if alt.decisions is None or not alt.decisions.deployments:
         return Alternative(
             without=alt.without, status=alt.result.status.value, choice="no plan meets the scenario"
         )
-    ev = evaluate(catalog, scenario, alt.decisions.deployments, dict(alt.decisions.scale_out))
+    scenario = catalog.scenarios[scenario_id]
+    ev = evaluate_decisions(catalog, scenario_id, alt.decisions)
     value = objective_value(scenario.objective, ev.totals)
     delta = (value - best_value) / best_value * 100 if best_value else 0.0
     return Alternative(
@@ -186,13 +189,19 @@ def workload_part(catalog: Catalog, scenario: Scenario) -> WorkloadPart | None:
     )
 
 
+def _period_parts(ev: Evaluation | PhasedEvaluation) -> list[PlanPeriod] | None:
+    from trnplan.plan.phased import period_parts
+
+    return period_parts(ev) if isinstance(ev, PhasedEvaluation) else None
+
+
 def build_plan(catalog: Catalog, solution: Solution) -> Plan:
     """The plan of a solution, in its canonical form (exactly what its file reads back as)."""
     from trnplan.plan.file import plan_from_dict
 
     scenario = catalog.scenarios[solution.scenario_id]
-    decisions = solution.decisions
-    ev = evaluate(catalog, scenario, decisions.deployments, dict(decisions.scale_out))
+    ev = evaluate_decisions(catalog, solution.scenario_id, solution.decisions)
+    phased = isinstance(ev, PhasedEvaluation)
     totals, sites = plan_body(ev)
     value = objective_value(scenario.objective, ev.totals)
     result = solution.result
@@ -204,7 +213,7 @@ def build_plan(catalog: Catalog, solution: Solution) -> Plan:
         dinkelbach_iterations=solution.dinkelbach_iterations,
     )
     plan = Plan(
-        format=PLAN_FORMAT,
+        format=PHASED_FORMAT if phased else PLAN_FORMAT,
         scenario=solution.scenario_id,
         inputs_digest=inputs_digest(catalog, solution.scenario_id),
         solver=solver,
@@ -214,11 +223,12 @@ def build_plan(catalog: Catalog, solution: Solution) -> Plan:
         totals=totals,
         sites=sites,
         bom=ev.bom,
-        binding=binding_rows(constraint_rows(catalog, scenario, ev)),
-        alternatives=[alternative_entry(catalog, scenario, a, value) for a in solution.alternatives],
+        binding=binding_rows(plan_rows(catalog, solution.scenario_id, ev)),
+        alternatives=[alternative_entry(catalog, solution.scenario_id, a, value) for a in solution.alternatives],
         economics=economics(scenario),
         inputs=Inputs.of(catalog.sources),
         workload=workload_part(catalog, scenario),
+        periods=_period_parts(ev),
     )
     # Round-trip through the canonical form so the value returned is exactly what gets written.
     return plan_from_dict(plan.to_dict())

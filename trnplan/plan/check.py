@@ -8,10 +8,12 @@ figure, from the plan's decisions alone).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from trnplan.catalog import Catalog, Scenario
 from trnplan.costs import Deployment, Evaluation, evaluate, option_problems, scale_out_problems
+from trnplan.costs.phased import PhasedEvaluation
+from trnplan.periods import single_view
 from trnplan.plan.consistency import REL_TOL, Mismatch, bom_capex_problem, self_check
 from trnplan.plan.model import BomLine, Plan, SiteSection, Totals
 
@@ -48,8 +50,31 @@ DEMAND_ROWS = (
 )
 
 
-def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation) -> list[Row]:
-    """Demand, per-site power, grid and positions, supply caps and budgets, evaluated."""
+def plan_rows(catalog: Catalog, scenario_id: str, ev: Evaluation | PhasedEvaluation) -> list[Row]:
+    """The scenario's rows evaluated on a plan: a phased plan's demand and site rows in each period, named
+    "in 2026-07 ...", then its supply caps (on all bought) and budgets (over the window)."""
+    if not isinstance(ev, PhasedEvaluation):
+        return constraint_rows(catalog, catalog.scenarios[scenario_id], ev)
+    rows = []
+    for pf in ev.periods:
+        rows += [replace(row, name=f"in {pf.period.start} {row.name}")
+                 for row in constraint_rows(pf.catalog, pf.scenario, pf.evaluation, window=False)]
+    last = ev.periods[-1]
+    return rows + window_rows(catalog.scenarios[scenario_id], last.evaluation.supply_used, ev.totals)
+
+
+def window_rows(scenario: Scenario, supply_used: dict[str, int], totals: Totals) -> list[Row]:
+    """Supply caps and budgets."""
+    rows = [Row(f"supply of {key}", supply_used.get(key, 0), cap, "units") for key, cap in sorted(scenario.supply.items())]
+    if scenario.budget.capex_usd is not None:
+        rows.append(Row("capex budget", totals.capex_usd, scenario.budget.capex_usd, "USD"))
+    if scenario.budget.tco_usd is not None:
+        rows.append(Row("TCO budget", totals.tco_usd, scenario.budget.tco_usd, "USD"))
+    return rows
+
+
+def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation, window: bool = True) -> list[Row]:
+    """Demand, per-site power, grid and positions, and (`window`) supply caps and budgets, evaluated."""
     rows: list[Row] = []
     totals = ev.totals
     demand = scenario.demand
@@ -68,13 +93,7 @@ def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation) -> lis
             rows.append(Row(f"{site_id} grid power", s.facility_power_kw / 1000, site.grid_power_mw, "MW"))
         positions = s.compute_racks + (s.fabric.network_racks if s.fabric else 0)
         rows.append(Row(f"{site_id} rack positions", positions, site.rack_positions, "positions"))
-    for key, cap in sorted(scenario.supply.items()):
-        rows.append(Row(f"supply of {key}", ev.supply_used.get(key, 0), cap, "units"))
-    if scenario.budget.capex_usd is not None:
-        rows.append(Row("capex budget", totals.capex_usd, scenario.budget.capex_usd, "USD"))
-    if scenario.budget.tco_usd is not None:
-        rows.append(Row("TCO budget", totals.tco_usd, scenario.budget.tco_usd, "USD"))
-    return rows
+    return rows + (window_rows(scenario, ev.supply_used, totals) if window else [])
 
 
 def _fmt(value: float, unit: str) -> str:
@@ -124,10 +143,12 @@ def scale_out_of(plan: Plan) -> dict[str, str]:
     return {site: s.scale_out.switch for site, s in plan.sites.items()}
 
 
-def _decision_problems(catalog: Catalog, scenario: Scenario, plan: Plan) -> list[str]:
+def decision_problems(
+    catalog: Catalog, scenario: Scenario, deployments: list[Deployment], scale_out: dict[str, str]
+) -> list[str]:
     """Decisions the specs do not allow: unknown ids, sites outside the scenario, blocked options."""
     problems: list[str] = []
-    for d in deployments_of(plan):
+    for d in deployments:
         if d.site not in scenario.sites:
             problems.append(f"site {d.site} is not among the scenario's sites")
             continue
@@ -145,7 +166,7 @@ def _decision_problems(catalog: Catalog, scenario: Scenario, plan: Plan) -> list
             problems.append(f"{d.site}: {d.form} has {d.units} units")
         for why in option_problems(catalog, scenario, d.site, d.form, d.cooling, d.scale_up_switch):
             problems.append(f"{d.site}: {why}")
-    for site_id, switch_id in sorted(scale_out_of(plan).items()):
+    for site_id, switch_id in sorted(scale_out.items()):
         if switch_id not in catalog.switches:
             problems.append(f"{site_id}: unknown scale-out switch {switch_id}")
             continue
@@ -210,7 +231,7 @@ def _bom_problems(stated: list[BomLine], computed: list[BomLine]) -> list[str]:
         return [f"bom: plan has {len(stated)} lines, the cost model gives {len(computed)}"]
     problems = []
     for ours, theirs in zip(computed, stated, strict=True):
-        for key in ("site", "category", "item"):
+        for key in ("site", "category", "item", "period"):
             if getattr(ours, key) != getattr(theirs, key):
                 problems.append(f"bom line {ours.item}: {key} differs ({getattr(theirs, key)})")
         for key in ("quantity", "unit_usd", "extended_usd"):
@@ -223,18 +244,30 @@ def _bom_problems(stated: list[BomLine], computed: list[BomLine]) -> list[str]:
 
 def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
     """Every violation found in the plan, in words; [] means it holds."""
-    from trnplan.plan.build import plan_body, workload_part
-
     scenario = catalog.scenarios.get(plan.scenario)
     if scenario is None:
         return [f"scenario '{plan.scenario}' is not in the specs"]
-    problems = _decision_problems(catalog, scenario, plan)
+    if plan.periods is not None or scenario.periods is not None:
+        if plan.periods is None:
+            return [f"scenario '{plan.scenario}' has periods; a plan of one moment is not its plan"]
+        from trnplan.plan.phased import check_phased
+
+        return check_phased(plan, catalog)
+    catalog = single_view(catalog, plan.scenario)
+    scenario = catalog.scenarios[plan.scenario]
+    problems = decision_problems(catalog, scenario, deployments_of(plan), scale_out_of(plan))
     if problems:
         return problems
     ev = evaluate(catalog, scenario, deployments_of(plan), scale_out_of(plan))
-    problems = [
-        f"violated: {describe(row)}" for row in constraint_rows(catalog, scenario, ev) if row.violated
-    ]
+    return check_evaluation(plan, catalog, ev)
+
+
+def check_evaluation(plan: Plan, catalog: Catalog, ev: Evaluation | PhasedEvaluation) -> list[str]:
+    """The plan's rows, totals, sites, fabric, BOM and workload against the cost model's evaluation."""
+    from trnplan.plan.build import plan_body, workload_part
+
+    scenario = catalog.scenarios[plan.scenario]
+    problems = [f"violated: {describe(row)}" for row in plan_rows(catalog, plan.scenario, ev) if row.violated]
     totals, sites = plan_body(ev)
     problems += _totals_problems(plan.totals, totals)
     problems += _deployment_problems(plan.sites, sites)

@@ -283,6 +283,10 @@ def _economics_self_problems(plan: Plan) -> list[Mismatch]:
                 f"{economics.tco_per_capex_usd} but horizon x (crf + maintenance) is {per_capex}",
             )
         )
+    if plan.periods is not None:
+        from trnplan.plan.phased import phased_self_problems
+
+        return problems + phased_self_problems(plan)
     tco = totals.tco_usd
     if totals.energy_usd_per_year is not None and totals.colocation_usd_per_year is not None:
         expected = totals.capex_usd * economics.tco_per_capex_usd + years * (

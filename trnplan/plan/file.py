@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from trnplan.errors import InputError, Problem, SpecError, visible
 from trnplan.files import write_text_atomic
-from trnplan.plan.model import PLAN_FORMAT, Plan
+from trnplan.plan.model import PHASED_FORMAT, PLAN_FORMAT, Plan
 from trnplan.readfile import Unreadable, human_size, read_regular
 from trnplan.yaml12 import dump_yaml
 from trnplan.yamlsafe import KeyPath, describe, dotted, parse_yaml
@@ -65,11 +65,14 @@ def _check_format(data: Any, source: str) -> None:
             visible(f"{source}: not a trnplan plan file, or a truncated one (no 'format: {PLAN_FORMAT}' key)")
         )
     fmt = data.get("format")
-    if fmt == PLAN_FORMAT:
+    if fmt in (PLAN_FORMAT, PHASED_FORMAT):
         return
     if isinstance(fmt, str) and fmt.startswith("trnplan-plan/"):
         raise InputError(
-            visible(f"{source}: plan format '{fmt}' is not readable by this trnplan (it reads {PLAN_FORMAT})")
+            visible(
+                f"{source}: plan format '{fmt}' is not readable by this trnplan "
+                f"(it reads {PLAN_FORMAT} and {PHASED_FORMAT})"
+            )
         )
     raise InputError(visible(f"{source}: not a trnplan plan file (format {fmt!r})"))
 

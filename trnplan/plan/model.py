@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from trnplan.numbers import ECONOMICS_DIGITS, canon
 
 PLAN_FORMAT = "trnplan-plan/1"
+PHASED_FORMAT = "trnplan-plan/2"
+"""A scenario with periods writes `trnplan-plan/2` (its `periods`); every other plan keeps `trnplan-plan/1`."""
 
 OPTIMAL_GAP = 1e-6
 """Largest `mip_gap` a plan marked `optimal` may state (the solver reports 0 for a proven optimum)."""
@@ -22,6 +32,7 @@ Count = Annotated[int, Field(ge=0)]
 Amount = Annotated[float, Field(ge=0)]
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
 """A spec id (site, form, cooling, switch), as the specs allow them."""
+MONTH = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 SolveStatusText = Literal["optimal", "feasible", "infeasible", "unbounded", "no_solution", "error"]
 
 
@@ -83,6 +94,8 @@ class Totals(Part):
     maintenance_usd_per_year: Amount | None = None
     effective_fp8_pflops: Amount | None = None  # under the scenario's workload; absent without one
     usd_per_effective_pflop_hour: Amount | None = None
+    fp8_pflop_years: Amount | None = None  # a phased plan: sum over periods of years x installed PFLOPs
+    effective_fp8_pflop_years: Amount | None = None
 
     def figure(self, name: str) -> float:
         """A total by name; 0 where the plan does not state it."""
@@ -157,6 +170,7 @@ class BomLine(Part):
     unit_usd: Amount
     extended_usd: Amount
     it_kw: Amount | None = None
+    period: Annotated[str, StringConstraints(pattern=MONTH)] | None = None  # a phased plan: when it is bought
 
 
 class Alternative(Part):
@@ -213,6 +227,62 @@ class WorkloadPart(Part):
     efficiency: dict[Id, Annotated[float, Field(gt=0, le=1)]]
 
 
+class PeriodDeployment(Part):
+    """What is installed of one option at a site in a period, and how much of it was bought then."""
+
+    form: Id
+    cooling: Id
+    scale_up_switch: Id
+    units: Annotated[int, Field(ge=1)]
+    bought: Count
+    racks: Count = 0
+    chips: Count = 0
+    it_power_kw: Amount = 0.0
+    capex_usd: Amount = 0.0
+
+    @property
+    def key(self) -> str:
+        return f"{self.form}/{self.cooling}/{self.scale_up_switch}"
+
+
+class PeriodSite(Part):
+    """A site in a period: its installed deployments and fabric, power and positions used."""
+
+    deployments: list[PeriodDeployment]
+    scale_out: ScaleOut
+    cooling_used: list[Id]
+    racks: Count = 0
+    positions: Count = 0  # compute racks + network racks
+    it_power_kw: Amount = 0.0
+    facility_power_kw: Amount = 0.0
+    utilization: Utilization | None = None
+
+
+class PeriodTotals(Part):
+    """A period's installed figures over all sites, what was bought in it, and its opex per year."""
+
+    chips: Count
+    units: Count
+    racks: Count
+    network_racks: Count
+    fp8_pflops: Amount
+    it_power_kw: Amount
+    facility_power_kw: Amount
+    capex_bought_usd: Amount
+    capex_usd: Amount  # installed: bought up to and in this period
+    opex_usd_per_year: Amount
+    effective_fp8_pflops: Amount | None = None
+
+
+class PlanPeriod(Part):
+    """One period of a phased plan: from `start` for `years` (to the next start, or the window's end)."""
+
+    start: Annotated[str, StringConstraints(pattern=MONTH)]
+    years: Annotated[float, Field(gt=0, le=100)]
+    sites: dict[Id, PeriodSite]
+    totals: PeriodTotals
+
+
 class Plan(Part):
     """A solved scenario, as written to `plans/SCENARIO.yaml`."""
 
@@ -229,6 +299,19 @@ class Plan(Part):
     economics: Economics | None = None
     inputs: Inputs | None = None
     workload: WorkloadPart | None = None  # absent when the scenario names no workload
+    periods: list[PlanPeriod] | None = None  # a phased plan (format trnplan-plan/2); absent otherwise
+
+    @property
+    def phased(self) -> bool:
+        return self.periods is not None
+
+    @model_validator(mode="after")
+    def _format_says_phased(self) -> Plan:
+        if (self.format == PHASED_FORMAT) != (self.periods is not None):
+            raise ValueError(f"a plan has periods exactly when its format is {PHASED_FORMAT}")
+        if self.format not in (PLAN_FORMAT, PHASED_FORMAT):
+            raise ValueError(f"unknown plan format {self.format!r}")
+        return self
 
     @classmethod
     def empty(cls, scenario: str) -> Plan:

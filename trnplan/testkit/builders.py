@@ -5,13 +5,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from trnplan.catalog import KINDS, MODELS, Catalog
+from trnplan.catalog import KINDS, MODELS, Catalog, catalog_entity
 
 
 def catalog_from_dict(data: dict[str, dict[str, Any]]) -> Catalog:
     """Validate each entity with its model (no files, no cross-reference checks)."""
     kinds: dict[str, Any] = {
-        kind: {k: MODELS[kind].model_validate(v) for k, v in sorted(data.get(kind, {}).items())}
+        kind: {
+            k: catalog_entity(kind, MODELS[kind].model_validate(v))
+            for k, v in sorted(data.get(kind, {}).items())
+        }
         for kind in KINDS
     }
     return Catalog(**kinds)

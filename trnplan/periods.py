@@ -1,0 +1,121 @@
+"""The periods of a phased scenario (design.md, "Phased plans"): their rules, their lengths, and the
+single-period view of the catalog at a month that the cost model, the options and the limits read.
+
+A period starts at its month and lasts to the next start; the last lasts to the window's end,
+`horizon_years` after the first start. `years` is L_p, `remaining_years` W_p = L_p + ... + L_last: what is
+left of the window when the period starts, over which a purchase made in it is charged."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from trnplan.catalog import Catalog, Scenario
+from trnplan.scenario import Demand, ScenarioSpec
+
+
+def month_index(month: str) -> int:
+    """Months since year 0: '2026-07' -> 2026 x 12 + 6."""
+    year, mon = month.split("-")
+    return int(year) * 12 + int(mon) - 1
+
+
+def month_text(index: int) -> str:
+    return f"{index // 12:04d}-{index % 12 + 1:02d}"
+
+
+def window_end(first: str, horizon_years: int) -> str:
+    """The month the window ends (exclusive): `horizon_years` after its first start."""
+    return month_text(month_index(first) + 12 * horizon_years)
+
+
+def period_problem(spec: ScenarioSpec) -> str | None:
+    """What is wrong with a scenario's periods and demand by month, in words (None when nothing is)."""
+    by_month = spec.demand if isinstance(spec.demand, dict) else None
+    if spec.periods is None:
+        if by_month is not None:
+            return "demand by month needs periods (the start month of each period); or give one demand"
+        return None
+    if spec.as_of is not None:
+        return "as_of is not allowed with periods: each period's start is its as_of"
+    for before, after in zip(spec.periods, spec.periods[1:], strict=False):
+        if after <= before:
+            return f"periods must increase: {after} comes after {before}"
+    end = window_end(spec.periods[0], spec.horizon_years)
+    if spec.periods[-1] >= end:
+        return (
+            f"periods: {spec.periods[-1]} starts after the window ends ({end}: horizon_years "
+            f"{spec.horizon_years} from {spec.periods[0]})"
+        )
+    for month in sorted(by_month or {}):
+        if month not in spec.periods:
+            return f"demand month {month} is not a period start (periods: {', '.join(spec.periods)})"
+    return None
+
+
+@dataclass(frozen=True)
+class Period:
+    index: int
+    start: str
+    years: float  # L_p
+    remaining_years: float  # W_p
+
+    @property
+    def tag(self) -> str:
+        return f"p{self.index}"
+
+
+def periods_of(scenario: Scenario) -> list[Period]:
+    """The scenario's periods with their lengths; one period of the whole horizon without `periods`."""
+    if scenario.periods is None:
+        years = float(scenario.horizon_years)
+        return [Period(0, scenario.as_of or "", years, years)]
+    starts = list(scenario.periods)
+    ends = starts[1:] + [window_end(starts[0], scenario.horizon_years)]
+    lengths = [(month_index(b) - month_index(a)) / 12 for a, b in zip(starts, ends, strict=True)]
+    return [Period(i, start, lengths[i], sum(lengths[i:])) for i, start in enumerate(starts)]
+
+
+def demand_in(scenario: Scenario, period: Period) -> Demand:
+    """The demand in effect in a period: the latest entry at or before its start (none before the first)."""
+    if not scenario.demand_by_month:
+        return scenario.demand
+    found = Demand()
+    for month, demand in sorted(scenario.demand_by_month.items()):
+        if month <= period.start:
+            found = demand
+    return found
+
+
+def scenario_at(scenario: Scenario, period: Period) -> Scenario:
+    """The single-period scenario of one period: its start as `as_of`, its demand."""
+    return scenario.model_copy(
+        update={
+            "as_of": period.start,
+            "periods": None,
+            "demand": demand_in(scenario, period),
+            "demand_by_month": {},
+        }
+    )
+
+
+def catalog_at(
+    catalog: Catalog, scenario_id: str, month: str | None, scenario: Scenario | None = None
+) -> Catalog:
+    """The catalog with the scenario's sites read at `month` (their schedules' last entries when None) and,
+    when given, `scenario` in place of the scenario."""
+    current = catalog.scenarios[scenario_id]
+    sites = dict(catalog.sites)
+    for site_id in current.sites:
+        if site_id in sites:
+            sites[site_id] = sites[site_id].at(month)
+    scenarios = catalog.scenarios if scenario is None else {**catalog.scenarios, scenario_id: scenario}
+    return dataclasses.replace(catalog, sites=sites, scenarios=scenarios)
+
+
+def single_view(catalog: Catalog, scenario_id: str) -> Catalog:
+    """A single-period scenario's catalog: site schedules read at its `as_of` (no copy when none is)."""
+    scenario = catalog.scenarios[scenario_id]
+    if not any(catalog.sites[s].schedules for s in scenario.sites if s in catalog.sites):
+        return catalog
+    return catalog_at(catalog, scenario_id, scenario.as_of)

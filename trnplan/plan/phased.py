@@ -1,0 +1,282 @@
+"""Phased plans (`trnplan-plan/2`): building their periods from the cost model's phased evaluation, and
+checking them, against themselves (every read) and against the specs (`check_plan`, PuLP-free)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from trnplan.catalog import HOURS_PER_YEAR, Catalog
+from trnplan.costs import Deployment
+from trnplan.costs.phased import PeriodFigures, PhasedEvaluation, evaluate_phased
+from trnplan.numbers import canon, usd
+from trnplan.periods import periods_of
+from trnplan.plan.consistency import Mismatch
+from trnplan.plan.model import (
+    PeriodDeployment,
+    PeriodSite,
+    PeriodTotals,
+    Plan,
+    PlanPeriod,
+    ScaleOut,
+    Utilization,
+)
+from trnplan.solution import Decisions
+
+
+def period_parts(pev: PhasedEvaluation) -> list[PlanPeriod]:
+    """Each period as the plan states it: installed deployments (with what was bought), fabric, power,
+    positions, and the period's totals."""
+    parts = []
+    before: dict[tuple[str, str], int] = {}
+    for pf in pev.periods:
+        parts.append(_period_part(pf, before))
+        before = {(site, d.key): d.units for site, s in parts[-1].sites.items() for d in s.deployments}
+    return parts
+
+
+def _period_part(pf: PeriodFigures, before: dict[tuple[str, str], int]) -> PlanPeriod:
+    ev = pf.evaluation
+    sites = {}
+    for site_id, s in sorted(ev.sites.items()):
+        fab = s.fabric
+        assert fab is not None
+        deployments = []
+        for f in s.deployments:
+            d = f.deployment
+            key = f"{d.form}/{d.cooling}/{d.scale_up_switch}"
+            deployments.append(
+                PeriodDeployment(
+                    form=d.form,
+                    cooling=d.cooling,
+                    scale_up_switch=d.scale_up_switch,
+                    units=d.units,
+                    bought=d.units - before.get((site_id, key), 0),
+                    racks=f.racks,
+                    chips=f.chips,
+                    it_power_kw=f.it_power_kw,
+                    capex_usd=usd(f.capex_usd),
+                )
+            )
+        sites[site_id] = PeriodSite(
+            deployments=deployments,
+            scale_out=ScaleOut(
+                switch=fab.switch,
+                tiers=fab.tiers,
+                ports=fab.ports,
+                switches=fab.switches,
+                optics=fab.optics,
+                network_racks=fab.network_racks,
+                it_power_kw=fab.it_power_kw,
+                capex_usd=usd(s.fabric_capex_usd),
+            ),
+            cooling_used=s.cooling_used,
+            racks=s.compute_racks,
+            positions=s.compute_racks + fab.network_racks,
+            it_power_kw=s.it_power_kw,
+            facility_power_kw=s.facility_power_kw,
+            utilization=Utilization(**s.utilization),
+        )
+    t = ev.totals
+    totals = PeriodTotals(
+        chips=t.chips,
+        units=t.units,
+        racks=t.racks,
+        network_racks=t.network_racks or 0,
+        fp8_pflops=t.fp8_pflops,
+        it_power_kw=t.it_power_kw,
+        facility_power_kw=t.facility_power_kw,
+        capex_bought_usd=usd(pf.capex_bought_usd),
+        capex_usd=usd(pf.capex_installed_usd),
+        opex_usd_per_year=usd(pf.opex_usd_per_year),
+        effective_fp8_pflops=t.effective_fp8_pflops,
+    )
+    return PlanPeriod(start=pf.period.start, years=pf.period.years, sites=sites, totals=totals)
+
+
+def plan_decisions(plan: Plan) -> Decisions:
+    """A phased plan's decisions: what each period has installed, and each site's scale-out switch."""
+    assert plan.periods is not None
+    per = []
+    for period in plan.periods:
+        deployments = sorted(
+            Deployment(site, d.form, d.cooling, d.scale_up_switch, d.units)
+            for site, s in period.sites.items()
+            for d in s.deployments
+        )
+        per.append(
+            Decisions(
+                tuple(deployments),
+                tuple((site, s.scale_out.switch) for site, s in sorted(period.sites.items())),
+            )
+        )
+    last = per[-1] if per else Decisions((), ())
+    return Decisions(last.deployments, last.scale_out, tuple(per))
+
+
+def _differences(stated: Any, computed: Any, path: str = "") -> list[str]:
+    """Where two canonical plan parts differ ("periods.1.sites.x.positions: plan says 3, ... gives 4")."""
+    if isinstance(computed, dict) and isinstance(stated, dict):
+        keys = sorted(set(stated) | set(computed))
+        return [
+            m for k in keys for m in _differences(stated.get(k), computed.get(k), f"{path}.{k}".lstrip("."))
+        ]
+    if isinstance(computed, list) and isinstance(stated, list) and len(stated) == len(computed):
+        return [
+            m
+            for i, (a, b) in enumerate(zip(stated, computed, strict=True))
+            for m in _differences(a, b, f"{path}.{i}")
+        ]
+    if isinstance(computed, float | int) and isinstance(stated, float | int) and not isinstance(stated, bool):
+        if math.isclose(float(stated), float(computed), rel_tol=1e-9, abs_tol=0.011):
+            return []
+    elif stated == computed:
+        return []
+    return [f"{path}: plan says {stated}, the cost model gives {computed}"]
+
+
+def check_phased(plan: Plan, catalog: Catalog) -> list[str]:
+    """A phased plan against the specs: its periods are the scenario's, each period's decisions allowed and
+    within that period's limits, and every figure the cost model's (see `trnplan.plan.check`)."""
+    from trnplan.plan.check import check_evaluation, decision_problems
+
+    scenario = catalog.scenarios[plan.scenario]
+    if scenario.periods is None or plan.periods is None:
+        return [f"scenario '{plan.scenario}' has no periods; a phased plan is not its plan"]
+    expected = [(p.start, p.years) for p in periods_of(scenario)]
+    stated = [(p.start, p.years) for p in plan.periods]
+    if [s for s, _ in stated] != [s for s, _ in expected] or not all(
+        math.isclose(a, b, abs_tol=1e-6) for (_, a), (_, b) in zip(stated, expected, strict=True)
+    ):
+        return [f"periods: plan has {stated}, the scenario gives {expected}"]
+    decisions = plan_decisions(plan)
+    problems = []
+    for p, dec in zip(plan.periods, decisions.periods, strict=True):
+        view_scenario = scenario_view(catalog, plan.scenario, p.start)
+        problems += [
+            f"in {p.start}: {why}"
+            for why in decision_problems(
+                view_scenario[0], view_scenario[1], list(dec.deployments), dict(dec.scale_out)
+            )
+        ]
+    switches = {site: switch for dec in decisions.periods for site, switch in dec.scale_out}
+    for dec in decisions.periods:
+        for site, switch in dec.scale_out:
+            if switches[site] != switch:
+                problems.append(
+                    f"{site}: one scale-out switch type over the window, not {switch} and {switches[site]}"
+                )
+    if problems:
+        return problems
+    pev = evaluate_phased(catalog, plan.scenario, decisions)
+    problems += check_evaluation(plan, catalog, pev)
+    problems += _differences(
+        canon([p.model_dump(exclude_none=True) for p in plan.periods]),
+        canon([p.model_dump(exclude_none=True) for p in period_parts(pev)]),
+        "periods",
+    )
+    return problems
+
+
+def scenario_view(catalog: Catalog, scenario_id: str, start: str) -> tuple[Catalog, Any]:
+    """The single-period view of the catalog and scenario in the period starting at `start`."""
+    from trnplan.periods import catalog_at, scenario_at
+
+    scenario = catalog.scenarios[scenario_id]
+    period = next(p for p in periods_of(scenario) if p.start == start)
+    view = catalog_at(catalog, scenario_id, start, scenario_at(scenario, period))
+    return view, view.scenarios[scenario_id]
+
+
+def phased_self_problems(plan: Plan) -> list[Mismatch]:
+    """A phased plan against itself: units never fall and `bought` is their growth; each period's bought
+    capex is its BOM lines' and its installed capex the sum so far; TCO and per-hour figures follow the
+    periods (design.md: sum over p of L_p (C_p x CRF + opex_p), PFLOP-hours over the window)."""
+    assert plan.periods is not None
+    problems: list[Mismatch] = []
+    before: dict[tuple[str, str], int] = {}
+    installed = 0
+    for i, p in enumerate(plan.periods):
+        now = {}
+        for site, s in sorted(p.sites.items()):
+            for j, d in enumerate(s.deployments):
+                now[(site, d.key)] = d.units
+                grew = d.units - before.get((site, d.key), 0)
+                if d.bought != grew:
+                    problems.append(
+                        Mismatch(
+                            ("periods", i, "sites", site, "deployments", j, "bought"),
+                            f"periods.{i}: {site} {d.key} bought {d.bought}, but units grew by {grew}",
+                        )
+                    )
+        for key in sorted(set(before) - set(now)):
+            problems.append(
+                Mismatch(
+                    ("periods", i, "sites"),
+                    f"periods.{i}: {key[0]} {key[1]} was installed before and is gone",
+                )
+            )
+        before = now
+        lines = sum(round(line.extended_usd * 100) for line in plan.bom if line.period == p.start)
+        installed += lines
+        if round(p.totals.capex_bought_usd * 100) != lines:
+            problems.append(
+                Mismatch(
+                    ("periods", i, "totals", "capex_bought_usd"),
+                    f"periods.{i}.totals.capex_bought_usd is {p.totals.capex_bought_usd} but its BOM lines sum to {lines / 100:.2f}",
+                )
+            )
+        if round(p.totals.capex_usd * 100) != installed:
+            problems.append(
+                Mismatch(
+                    ("periods", i, "totals", "capex_usd"),
+                    f"periods.{i}.totals.capex_usd is {p.totals.capex_usd} but what was bought so far is {installed / 100:.2f}",
+                )
+            )
+    starts = {p.start for p in plan.periods}
+    for k, line in enumerate(plan.bom):
+        if line.period not in starts:
+            problems.append(
+                Mismatch(
+                    ("bom", k, "period"),
+                    f"bom line {k + 1} is bought in {line.period}, not a period of the plan",
+                )
+            )
+    return problems + _window_money_problems(plan)
+
+
+def _window_money_problems(plan: Plan) -> list[Mismatch]:
+    assert plan.periods is not None and plan.economics is not None
+    e, t = plan.economics, plan.totals
+    tco = sum(p.years * (p.totals.capex_usd * e.crf + p.totals.opex_usd_per_year) for p in plan.periods)
+    problems = []
+    if abs(t.tco_usd - tco) > 1.0 + 1e-9 * abs(tco):
+        problems.append(
+            Mismatch(("totals", "tco_usd"), f"tco_usd is ${t.tco_usd:,.2f} but the periods give ${tco:,.2f}")
+        )
+    pflop_years = sum(p.years * p.totals.fp8_pflops for p in plan.periods)
+    chip_years = sum(p.years * p.totals.chips for p in plan.periods)
+    for key, amount in (("usd_per_pflop_hour", pflop_years), ("usd_per_chip_hour", chip_years)):
+        expected = t.tco_usd / (amount * HOURS_PER_YEAR) if amount else 0.0
+        if not math.isclose(t.figure(key), expected, rel_tol=1e-5, abs_tol=2e-6):
+            problems.append(
+                Mismatch(("totals", key), f"{key} is {getattr(t, key)} but the TCO gives {expected:.6f}")
+            )
+    if t.fp8_pflop_years is None or not math.isclose(
+        t.fp8_pflop_years, pflop_years, rel_tol=1e-9, abs_tol=1e-3
+    ):
+        problems.append(
+            Mismatch(
+                ("totals", "fp8_pflop_years"),
+                f"fp8_pflop_years is {t.fp8_pflop_years} but the periods give {pflop_years}",
+            )
+        )
+    last = plan.periods[-1].totals if plan.periods else None
+    if last is not None and round(last.capex_usd * 100) != round(t.capex_usd * 100):
+        problems.append(
+            Mismatch(
+                ("totals", "capex_usd"),
+                f"capex_usd is {t.capex_usd} but the last period's installed capex is {last.capex_usd}",
+            )
+        )
+    return problems

@@ -1,0 +1,157 @@
+"""Scenarios: demand, budgets, the fabric's cooling, and the periods of a phased plan (the periods' rules
+live in `trnplan.periods`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Discriminator, Field, Tag, model_validator
+
+from trnplan.spec_base import Id, Month, Plausible, Provenance, Spec, Text, _slips
+
+DemandChips = Annotated[int, Plausible(1, 100_000_000, "chips")]
+DemandPflops = Annotated[
+    float, Plausible(0.001, 1e9, "PFLOPS", _slips({1e-3: "TFLOPS typed into a PFLOPS field"}))
+]
+DemandTb = Annotated[float, Plausible(0.001, 1e9, "TB", _slips({1e-3: "GB typed into a TB field"}))]
+DEMAND_KEYS = ("chips", "fp8_pflops", "hbm_tb")
+
+
+class DemandCap(Spec):
+    """The most a plan may hold (an extension of `demand`): a ratio objective, or a cheap chip, cannot then
+    buy far more than the need. Any of chips, fp8_pflops, hbm_tb; all given must hold."""
+
+    chips: DemandChips | None = None
+    fp8_pflops: DemandPflops | None = None
+    hbm_tb: DemandTb | None = None
+
+
+class Demand(Spec):
+    chips: DemandChips | None = None
+    fp8_pflops: DemandPflops | None = None
+    hbm_tb: DemandTb | None = None
+    effective_fp8_pflops: DemandPflops | None = None  # delivered under the scenario's workload
+    at_most: DemandCap | None = None
+
+    @property
+    def empty(self) -> bool:
+        """No lower bound is given (`at_most` caps a plan; it demands nothing)."""
+        return (
+            self.chips is None
+            and self.fp8_pflops is None
+            and self.hbm_tb is None
+            and self.effective_fp8_pflops is None
+        )
+
+    def cap(self, key: str) -> float | None:
+        """The `at_most` cap on chips, fp8_pflops or hbm_tb; None when there is none."""
+        return None if self.at_most is None else getattr(self.at_most, key)
+
+    @model_validator(mode="after")
+    def _cap_above_need(self) -> Demand:
+        for key in DEMAND_KEYS:
+            need, cap = getattr(self, key), self.cap(key)
+            if need is not None and cap is not None and cap < need:
+                raise ValueError(f"at_most.{key} {cap:g} is below the demand's {key} {need:g}")
+        return self
+
+
+def _demand_tag(value: Any) -> str:
+    """A mapping whose keys start with a digit is demand by month; anything else is one demand."""
+    if isinstance(value, dict) and value and all(str(k)[:1].isdigit() for k in value):
+        return "@by_month"
+    return "@demand"
+
+
+DemandSpec = Annotated[
+    Union[  # noqa: UP007 - tagged arms
+        Annotated[Demand, Tag("@demand")],
+        Annotated[dict[Month, Demand], Field(min_length=1), Tag("@by_month")],
+    ],
+    Discriminator(_demand_tag),
+]
+
+
+class Budget(Spec):
+    capex_usd: Annotated[float, Plausible(1, 1e13, "USD")] | None = None
+    tco_usd: Annotated[float, Plausible(1, 1e13, "USD")] | None = None
+
+
+class Fabric(Spec):
+    cooling: Id = "air"
+
+
+class ScenarioSpec(Provenance):
+    """A scenario as a spec file writes it; with `periods`, `demand` maps a period's start month to the
+    demand from then on."""
+
+    description: Text | None = None
+    sites: list[Id] = Field(min_length=1)
+    chips: list[Id] | None = None
+    forms: list[Id] | None = None
+    demand: DemandSpec = Demand()
+    min_domain_chips: Annotated[int, Plausible(1, 1_000_000, "chips")] = 1
+    as_of: Month | None = None
+    periods: list[Month] | None = Field(default=None, min_length=1, max_length=120)
+    supply: dict[Id, Annotated[int, Plausible(0, 100_000_000, "units")]] = {}
+    objective: Literal["min_tco", "max_perf_per_tco", "max_perf"] = "min_tco"
+    budget: Budget = Budget()
+    horizon_years: Annotated[int, Plausible(1, 30, "years")]
+    cost_of_capital: Annotated[
+        float, Plausible(0, 1, "(fraction)", ((0.01, "a percentage; write 0.10 for 10%"),))
+    ]
+    utilization: Annotated[
+        float, Plausible(0.01, 1, "(fraction)", ((0.01, "a percentage; write 0.8 for 80%"),))
+    ]
+    maintenance_rate: Annotated[
+        float, Plausible(0, 1, "(fraction)", ((0.01, "a percentage; write 0.03 for 3%"),))
+    ]
+    fabric: Fabric = Fabric()
+    workload: Id | None = None  # a `workloads` id: what share of peak each form delivers; None: all of it
+
+    def demands(self) -> list[Demand]:
+        """Every demand the scenario gives (one, or one per month)."""
+        return list(self.demand.values()) if isinstance(self.demand, dict) else [self.demand]
+
+    @model_validator(mode="after")
+    def _objective_inputs(self) -> ScenarioSpec:
+        demands = self.demands()
+        if any(d.effective_fp8_pflops is not None for d in demands) and self.workload is None:
+            raise ValueError("demand effective_fp8_pflops needs a workload (what share of peak is delivered)")
+        if self.objective == "min_tco" and all(d.empty for d in demands):
+            raise ValueError("objective min_tco needs a demand (chips, fp8_pflops or hbm_tb)")
+        if self.objective == "max_perf" and self.budget.capex_usd is None and self.budget.tco_usd is None:
+            raise ValueError("objective max_perf needs a budget (capex_usd or tco_usd)")
+        if len(set(self.sites)) != len(self.sites):
+            raise ValueError("sites lists a site twice")
+        return self
+
+    @model_validator(mode="after")
+    def _periods(self) -> ScenarioSpec:
+        from trnplan.periods import period_problem
+
+        problem = period_problem(self)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+
+class Scenario(ScenarioSpec):
+    """A scenario of the catalog: `demand` is one `Demand` (with periods, the last period's; the phased model
+    reads `demand_by_month`, month -> demand as written)."""
+
+    demand: Demand = Demand()
+    demand_by_month: dict[str, Demand] = {}
+
+    @classmethod
+    def from_spec(cls, spec: ScenarioSpec) -> Scenario:
+        values = dict(spec.__dict__)
+        by_month: dict[str, Demand] = {}
+        if isinstance(spec.demand, dict):
+            by_month = dict(sorted(spec.demand.items()))
+            values["demand"] = by_month[max(by_month)]
+        return cls.model_construct(**values, demand_by_month=by_month)
+
+    @property
+    def phased(self) -> bool:
+        return self.periods is not None
