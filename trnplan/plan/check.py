@@ -65,7 +65,10 @@ def plan_rows(catalog: Catalog, scenario_id: str, ev: Evaluation | PhasedEvaluat
 
 def window_rows(scenario: Scenario, supply_used: dict[str, int], totals: Totals) -> list[Row]:
     """Supply caps and budgets."""
-    rows = [Row(f"supply of {key}", supply_used.get(key, 0), cap, "units") for key, cap in sorted(scenario.supply.items())]
+    rows = [
+        Row(f"supply of {key}", supply_used.get(key, 0), cap, "units")
+        for key, cap in sorted(scenario.supply.items())
+    ]
     if scenario.budget.capex_usd is not None:
         rows.append(Row("capex budget", totals.capex_usd, scenario.budget.capex_usd, "USD"))
     if scenario.budget.tco_usd is not None:
