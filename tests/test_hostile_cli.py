@@ -252,8 +252,12 @@ def hostile_plans(good: str) -> dict[str, tuple[bytes, str]]:
         "json list": (b"[1, 2, 3]\n", r"FILE: not a trnplan plan file"),
         "a spec file": ((REPO / "specs" / "cooling.yaml").read_bytes(), r"FILE: not a trnplan plan file"),
         "future format": (
+            good.replace("trnplan-plan/1", "trnplan-plan/9").encode(),
+            r"FILE: plan format 'trnplan-plan/9' is not readable by this trnplan",
+        ),
+        "phased format without periods": (
             good.replace("trnplan-plan/1", "trnplan-plan/2").encode(),
-            r"FILE: plan format 'trnplan-plan/2' is not readable by this trnplan",
+            r"FILE:1:1: malformed or truncated plan file: .*periods exactly when its format is trnplan-plan/2",
         ),
         "format not text": (b"format: [trnplan-plan/1]\n", r"FILE: not a trnplan plan file"),
         "missing fields": (b"format: trnplan-plan/1\nscenario: s\n", r"FILE:1:1: malformed"),

@@ -40,11 +40,11 @@ def period_problem(spec: ScenarioSpec) -> str | None:
         return "as_of is not allowed with periods: each period's start is its as_of"
     for before, after in zip(spec.periods, spec.periods[1:], strict=False):
         if after <= before:
-            return f"periods must increase: {after} comes after {before}"
+            return f"periods must increase: {before} is followed by {after}"
     end = window_end(spec.periods[0], spec.horizon_years)
     if spec.periods[-1] >= end:
         return (
-            f"periods: {spec.periods[-1]} starts after the window ends ({end}: horizon_years "
+            f"periods end after the window: {spec.periods[-1]} starts after it ends ({end}: horizon_years "
             f"{spec.horizon_years} from {spec.periods[0]})"
         )
     for month in sorted(by_month or {}):

@@ -343,7 +343,8 @@ def define_demand(prob: pulp.LpProblem, model: Model) -> None:
         expr = lin(pairs)
         if model.elastic:
             short = prob.add_variable(f"short_{key}{model.tag}", 0, None, pulp.LpContinuous)
-            model.slacks[f"demand_{key}{model.tag}"] = Slack(short, f"{model.when}demand", key, 1, need, shortfall=True)
+            label = f"{model.when}demand"
+            model.slacks[f"demand_{key}{model.tag}"] = Slack(short, label, key, 1, need, shortfall=True)
             expr = expr + short
         prob += expr >= need, f"demand_{key}{model.tag}"
         model.coupling.append(f"demand_{key}{model.tag}")

@@ -90,6 +90,8 @@ def _set_value(value: float, key: str) -> str:
 
 def _demand_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> list[str]:
     scenario = catalog.scenarios[scenario_id]
+    if scenario.periods is not None:
+        return []  # demand by month: the elastic explanation names each period's shortfall
     lines = []
     for key, unit in DEMANDS:
         need = getattr(scenario.demand, key)

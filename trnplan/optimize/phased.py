@@ -218,7 +218,11 @@ def build_phased_model(
     _define_money(prob, model, model.periods)
     if elastic:
         define_unlocks(prob, model)
-    # The per-site capacity cuts read a site's rows as one block; a phased site's rows also link periods,
-    # so `cuts` is not used here yet (bench/scale.py measures phased portfolios without them).
-    del cuts
+    elif cuts:
+        # Per-site capacity cuts in each period: a period's site block holds the rows that mention only that
+        # period's variables of the site (the rows linking periods are left out), so its bounds hold.
+        from trnplan.optimize.cuts import add_capacity_cuts
+
+        for pm in model.periods:
+            add_capacity_cuts(pm.model)
     return model

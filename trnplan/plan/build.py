@@ -224,7 +224,9 @@ def build_plan(catalog: Catalog, solution: Solution) -> Plan:
         sites=sites,
         bom=ev.bom,
         binding=binding_rows(plan_rows(catalog, solution.scenario_id, ev)),
-        alternatives=[alternative_entry(catalog, solution.scenario_id, a, value) for a in solution.alternatives],
+        alternatives=[
+            alternative_entry(catalog, solution.scenario_id, a, value) for a in solution.alternatives
+        ],
         economics=economics(scenario),
         inputs=Inputs.of(catalog.sources),
         workload=workload_part(catalog, scenario),

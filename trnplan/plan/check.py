@@ -57,8 +57,10 @@ def plan_rows(catalog: Catalog, scenario_id: str, ev: Evaluation | PhasedEvaluat
         return constraint_rows(catalog, catalog.scenarios[scenario_id], ev)
     rows = []
     for pf in ev.periods:
-        rows += [replace(row, name=f"in {pf.period.start} {row.name}")
-                 for row in constraint_rows(pf.catalog, pf.scenario, pf.evaluation, window=False)]
+        rows += [
+            replace(row, name=f"in {pf.period.start} {row.name}")
+            for row in constraint_rows(pf.catalog, pf.scenario, pf.evaluation, window=False)
+        ]
     last = ev.periods[-1]
     return rows + window_rows(catalog.scenarios[scenario_id], last.evaluation.supply_used, ev.totals)
 

@@ -23,7 +23,7 @@ from trnplan.numbers import ECONOMICS_DIGITS, canon
 
 PLAN_FORMAT = "trnplan-plan/1"
 PHASED_FORMAT = "trnplan-plan/2"
-"""A scenario with periods writes `trnplan-plan/2` (its `periods`); every other plan keeps `trnplan-plan/1`."""
+"""A scenario with periods writes `trnplan-plan/2` (its `periods`); any other keeps `trnplan-plan/1`."""
 
 OPTIMAL_GAP = 1e-6
 """Largest `mip_gap` a plan marked `optimal` may state (the solver reports 0 for a proven optimum)."""

@@ -1,0 +1,118 @@
+"""Phased plans: the MILP optimum over periods equals exhaustive enumeration through the same cost model.
+
+Each example is a world of `test_property_enumeration.worlds` made phased: 2-3 periods, demand that ramps
+(or starts later), halls that open late or grow (step schedules on IT power and rack positions), prices
+that change, and scale-up / scale-out switches and chips that arrive in a later period; small switch
+radixes, so fabrics grow from one tier to two. The brute force (`trnplan.testkit.phased_oracle`) enumerates
+every sequence of per-period plans whose units never fall, with one scale-out switch per site.
+`plan_scenario` re-checks each optimum with `check_plan` (PuLP-free) and fails on any violation.
+TRNPLAN_PHASED_EXAMPLES sets the number of examples (default 300).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_property_enumeration import worlds
+
+from trnplan.errors import InfeasibleError
+from trnplan.plan import plan_scenario
+from trnplan.testkit.builders import catalog_from_dict
+from trnplan.testkit.phased_oracle import best_phased_plan
+
+EXAMPLES = int(os.environ.get("TRNPLAN_PHASED_EXAMPLES", "300"))
+PERIODS = [["2026-01", "2026-07"], ["2026-01", "2027-01"], ["2026-01", "2026-07", "2027-01"]]
+
+
+def _ramp(draw: st.DrawFn, demand: dict[str, Any], periods: list[str]) -> dict[str, Any]:
+    """Demand by month: the full demand from some period on, maybe a part of it before."""
+    if not any(k in demand for k in ("chips", "fp8_pflops", "hbm_tb", "effective_fp8_pflops")):
+        return demand
+    full_from = draw(st.sampled_from(periods))
+    by_month: dict[str, Any] = {full_from: demand}
+    earlier = [p for p in periods if p < full_from]
+    if earlier and draw(st.booleans()):
+        part = {k: v for k, v in demand.items() if k != "at_most"}
+        part = {k: (max(1, v // 2) if isinstance(v, int) else v / 2) for k, v in part.items()}
+        by_month[earlier[0]] = part
+    return by_month
+
+
+def _schedule(draw: st.DrawFn, value: Any, periods: list[str], whole: bool, late_ok: bool) -> Any:
+    """The value, or a schedule: open late (when the demand starts after the first period), or grow from a
+    smaller start."""
+    kind = draw(st.sampled_from(["same", "same", "late", "grow"] if late_ok else ["same", "grow"]))
+    if kind == "late":
+        return {periods[1]: value}
+    if kind == "grow":
+        small = max(1, value // 2) if whole else value / 2
+        return {periods[0]: small, periods[-1]: value}
+    return value
+
+
+@st.composite
+def phased_worlds(draw: st.DrawFn) -> dict[str, Any]:
+    world = draw(worlds())
+    periods = draw(st.sampled_from(PERIODS))
+    scenario = world["scenarios"]["p"]
+    scenario.pop("as_of")
+    scenario["periods"] = periods
+    scenario["horizon_years"] = max(2, scenario["horizon_years"])
+    scenario["demand"] = _ramp(draw, scenario["demand"], periods)
+    if "supply" in scenario and draw(st.booleans()):
+        del scenario["supply"]  # the single-period worlds are tight enough; keep more of these feasible
+    if len(periods) == 3:  # three periods: one site, few positions (the enumeration grows fast)
+        for extra in sorted(world["sites"])[1:]:
+            del world["sites"][extra]
+        scenario["sites"] = sorted(world["sites"])
+    late_ok = not isinstance(scenario["demand"], dict) or periods[0] not in scenario["demand"]
+    for site in world["sites"].values():
+        site["it_power_mw"] *= 2  # roomier halls than the single-period worlds: more feasible examples
+        site.pop("grid_power_mw", None) if draw(st.booleans()) else None
+        site["rack_positions"] = 3 if len(periods) == 3 else site["rack_positions"] + 2
+        site["it_power_mw"] = _schedule(draw, site["it_power_mw"], periods, False, late_ok)
+        site["rack_positions"] = _schedule(draw, site["rack_positions"], periods, True, late_ok)
+        if draw(st.booleans()):
+            site["electricity_usd_per_kwh"] = {periods[0]: site["electricity_usd_per_kwh"], periods[-1]: 0.12}
+    for switch in world["switches"].values():
+        if draw(st.integers(0, 3)) == 0:
+            switch["available_from"] = periods[1]
+    for chip in world["chips"].values():
+        if draw(st.integers(0, 4)) == 0:
+            chip["available_from"] = periods[1]
+    return world
+
+
+def _agree(milp: float, brute: float) -> bool:
+    return math.isclose(milp, brute, rel_tol=1e-6, abs_tol=0.02)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(phased_worlds())
+def test_phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
+    try:
+        catalog = catalog_from_dict(world)
+    except ValueError:
+        event("invalid world")
+        return
+    scenario = catalog.scenarios["p"]
+    truth = best_phased_plan(catalog, "p")
+    if truth is None:
+        event("infeasible")
+        with pytest.raises(InfeasibleError) as info:
+            plan_scenario(catalog, "p", alternatives=0)
+        assert info.value.explanation, "an infeasible scenario must say what has to give"
+        return
+    event(f"feasible {scenario.objective} {len(scenario.periods or [])} periods")
+    plan = plan_scenario(catalog, "p", alternatives=0)
+    value, witness = truth
+    assert plan.objective is not None and plan.periods is not None
+    assert _agree(plan.objective.value, value), (plan.objective, value, witness)
+    tiers = [s.scale_out.tiers for p in plan.periods for s in p.sites.values()]
+    if len(set(tiers)) > 1:
+        event("fabric tiers grow")
