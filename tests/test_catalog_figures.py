@@ -175,8 +175,10 @@ def test_trainium_price_rule(catalog: Catalog) -> None:
         ("trn2-ultraserver", "air", "none", 0.65),
     ]:
         opt = make_option(catalog, form_id, cooling, switch)
-        per_pf = (opt.capex_usd - opt.it_kw * catalog.cooling[cooling].capex_usd_per_kw) / opt.fp8_pflops
-        assert per_pf / gpu_per_pf == pytest.approx(share, rel=0.01), form_id
+        # what a rack price covers: chips, kit and scale-up switches (not cooling, not the copper to the leaf)
+        network = opt.copper_links * catalog.forms[form_id].copper_usd
+        rack = opt.capex_usd - opt.it_kw * catalog.cooling[cooling].capex_usd_per_kw - network
+        assert rack / opt.fp8_pflops / gpu_per_pf == pytest.approx(share, rel=0.01), form_id
 
 
 def test_every_rack_fits_a_cooling_it_supports(catalog: Catalog) -> None:

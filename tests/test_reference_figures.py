@@ -138,7 +138,7 @@ def test_aws_ultraserver_figures(
     assert option.fp8_pflops == pytest.approx(pflops, abs=0.1)
     assert chips * round(chip.hbm_bandwidth_tbps, 1) == pytest.approx(hbm_tbps)
     assert option.scale_out_gbps / 1000 == pytest.approx(efa_tbps)
-    assert option.endpoint_optics == chips  # one 200G port-equivalent per chip
+    assert option.copper_links == chips and option.endpoint_optics == 0  # one 200G AEC per chip to its leaf
     assert chips // servers in (4, 16)  # Gen2 blade: 4 chips; Gen1 server: 16
 
 

@@ -61,6 +61,7 @@ class _FabricRows:
     port_cover: list[tuple[Any, float]] = field(default_factory=list)
     optics_split: list[tuple[Any, float]] = field(default_factory=list)
     switch_count: list[tuple[Any, float]] = field(default_factory=list)
+    copper_split: list[tuple[Any, float]] = field(default_factory=list)
     max_count: int = 0
 
 
@@ -75,16 +76,14 @@ def _uplinks(prob: pulp.LpProblem, name: str, ports: Any, cap: int, y: Any, over
     return up
 
 
-def _leaf_optics(
+def _copper_ports(
     prob: pulp.LpProblem, sm: SiteModel, o_index: int, n_terms: list[tuple[Any, int]], cap: int
 ) -> Any:
-    """Leaf down-port optics W[s,o] >= N[s,o] - copper links at the site (>= 0): a copper link's leaf end
-    has no optic."""
-    w_var = prob.add_variable(f"W_{sm.tag}_{o_index}", 0, cap, pulp.LpContinuous)
-    copper = [(v, o.copper_links) for v, o in zip(sm.n, sm.options, strict=True) if o.copper_links]
-    terms = [(w_var, 1)] + [(p, -1) for p, _t in n_terms] + copper
-    prob += lin(terms) >= 0, f"leaf_optics_{sm.tag}_{o_index}"
-    return w_var
+    """K[s,o] <= N[s,o]: the leaf down-ports of switch o that copper links take (their ends carry no optic);
+    the site's K sum to at most its copper links (`define_fabric`), so K = min(N, copper links)."""
+    k_var = prob.add_variable(f"K_{sm.tag}_{o_index}", 0, cap, pulp.LpContinuous)
+    prob += lin([(k_var, 1)] + [(p, -1) for p, _t in n_terms]) <= 0, f"copper_on_{sm.tag}_{o_index}"
+    return k_var
 
 
 def _tier_variables(
@@ -169,7 +168,9 @@ def define_switch_type(
     rows.tier_sum.extend((y, 1) for y in y_o)
     switch_optics = port_pairs
     if any(o_.copper_links for o_ in sm.options):
-        switch_optics = [(_leaf_optics(prob, sm, o_index, n_terms, max_ports), 1.0)] + above
+        k_var = _copper_ports(prob, sm, o_index, n_terms, max_ports)
+        rows.copper_split.append((k_var, 1))
+        switch_optics = [*port_pairs, (k_var, -1.0)]
     optic_pairs = switch_optics + [(e_var, 1)]
     sm.network_rack_kw.append((s_var, sw.power_w / 1000))
     sm.network_rack_kw.extend((v, c * sw.optic_w / 1000) for v, c in switch_optics)
@@ -202,6 +203,9 @@ def define_fabric(
         if tiers:
             define_switch_type(prob, catalog, sm, o_index, o, tiers, max_ports, max_optics, rows, fabric)
     sm.network_kw.extend((v, o.copper_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.copper_kw)
+    if rows.copper_split:
+        copper = [(v, o.copper_links) for v, o in zip(sm.n, sm.options, strict=True) if o.copper_links]
+        prob += lin(rows.copper_split) - lin(copper) <= 0, f"copper_{sm.tag}"
     if rows.switch_count:
         # One switch type per site (one_fabric), so the one S[s,o] that may be non-zero is this integer.
         total = prob.add_variable(f"T_{sm.tag}", 0, rows.max_count, pulp.LpInteger)
