@@ -175,8 +175,10 @@ def test_trainium_price_rule(catalog: Catalog) -> None:
         ("trn2-ultraserver", "air", "none", 0.65),
     ]:
         opt = make_option(catalog, form_id, cooling, switch)
-        per_pf = (opt.capex_usd - opt.it_kw * catalog.cooling[cooling].capex_usd_per_kw) / opt.fp8_pflops
-        assert per_pf / gpu_per_pf == pytest.approx(share, rel=0.01), form_id
+        # what a rack price covers: chips, kit and scale-up switches (not cooling, not the copper to the leaf)
+        network = opt.copper_links * catalog.forms[form_id].copper_usd
+        rack = opt.capex_usd - opt.it_kw * catalog.cooling[cooling].capex_usd_per_kw - network
+        assert rack / opt.fp8_pflops / gpu_per_pf == pytest.approx(share, rel=0.01), form_id
 
 
 def test_every_rack_fits_a_cooling_it_supports(catalog: Catalog) -> None:
@@ -189,27 +191,33 @@ def test_every_rack_fits_a_cooling_it_supports(catalog: Catalog) -> None:
 def test_air_nl32x2_fits_the_air_hall(catalog: Catalog) -> None:
     limit = min(catalog.cooling["air"].max_rack_kw, catalog.sites["iad-air"].max_rack_kw)
     for option, kw in derived(catalog, "trn3-nl32x2")["rack_it_kw"].items():
-        assert 32 < kw <= limit, option  # 32 x ~1 kW plus overhead and switches
+        # 32 x ~1 kW plus overhead and switches; 9 UALink switches (counted by lanes) push it past 45 kW
+        top = limit if option.startswith("pcie6") else catalog.cooling["air"].max_rack_kw
+        assert 32 < kw <= top, option
     for option, kw in derived(catalog, "trn3-nl72x2")["rack_it_kw"].items():
         assert catalog.cooling["air"].max_rack_kw < kw <= catalog.cooling["liquid"].max_rack_kw, option
 
 
+# Switch levels AWS documents: Gen1 all-to-all through one NeuronSwitch-v1 level; Gen2 a level-1 switch in
+# each server and level-2 switches across servers, level 2 taken at half the chip lanes (forms.yaml header).
+SWITCH_LANES_PER_CHIP_LANE = {"trn3-nl32x2": 1, "trn3-nl72x2": 2, "amd-helios": 1}
+
+
 def test_scale_up_switch_counts_cover_the_chip_lanes(catalog: Catalog) -> None:
-    """Per rack, PCIe switch lanes cover the chips' active lanes; UALink covers their bandwidth."""
-    for form_id in ("trn3-nl32x2", "trn3-nl72x2"):
+    """Per rack and switch level, switch lanes cover the chips' active lanes, for all three generations:
+    a UALink switch is counted by lanes too (a 64 Gb/s PCIe Gen6 chip lane takes a 200G lane whole)."""
+    for form_id, levels in SWITCH_LANES_PER_CHIP_LANE.items():
         form = catalog.forms[form_id]
         chip = catalog.chips[form.chip]
         for opt in form.scale_up:
             switch = catalog.switches[opt.switch]
-            if switch.protocol == "pcie6":
-                need, have = form.chips_per_rack * chip.scale_up.lanes, opt.per_rack * switch.lanes
-            else:
-                need = form.chips_per_rack * chip.scale_up_tbps * 8000  # Gb/s per direction
-                have = opt.per_rack * switch.lanes * 200
+            need, have = levels * form.chips_per_rack * chip.scale_up.lanes, opt.per_rack * switch.lanes
             assert need <= have, (form_id, opt.switch)
-            assert (opt.per_rack - 1) * have / opt.per_rack < need, (form_id, opt.switch)  # no spare switch
+            assert (opt.per_rack - 1) * switch.lanes < need, (form_id, opt.switch)  # no spare switch
     by_id = {o.switch: o.per_rack for o in catalog.forms["trn3-nl72x2"].scale_up}
-    assert by_id == {"pcie6-160": 65, "pcie6-320": 33, "ualink-200g": 7}
+    assert by_id == {"pcie6-160": 130, "pcie6-320": 65, "ualink-200g": 41}  # 2 x 10,368 lanes
+    by_id = {o.switch: o.per_rack for o in catalog.forms["trn3-nl32x2"].scale_up}
+    assert by_id == {"pcie6-160": 29, "pcie6-320": 15, "ualink-200g": 9}  # 4,608 lanes
 
 
 def test_endpoint_optics_match_scale_out_bandwidth(catalog: Catalog) -> None:
@@ -239,12 +247,14 @@ def test_scale_out_radix_and_two_tier_reach(catalog: Catalog) -> None:
 
 
 def test_scale_out_trade_offs(catalog: Catalog) -> None:
-    """Bigger radix: dearer per port, fewer watts per port, cheaper optics per port."""
+    """Each generation: cheaper per port (every port is 200 Gb/s, so per bit: The Next Platform's cost per
+    bit falls every generation) though dearer per box, fewer watts per port, no dearer optics per port."""
     ids = ["th3-12t8", "th4-25t6", "th5-51t2", "th6-102t4"]
     switches = [catalog.switches[i] for i in ids]
     per_port_usd = [s.unit_usd / s.radix for s in switches]
     per_port_w = [s.power_w / s.radix for s in switches]
-    assert per_port_usd == sorted(per_port_usd)
+    assert per_port_usd == sorted(per_port_usd, reverse=True) and len(set(per_port_usd)) == len(ids)
+    assert [s.unit_usd for s in switches] == sorted(s.unit_usd for s in switches)
     assert per_port_w == sorted(per_port_w, reverse=True)
     assert [s.optic_w for s in switches] == sorted((s.optic_w for s in switches), reverse=True)
     assert [s.available_from for s in switches] == sorted(s.available_from for s in switches)
@@ -338,7 +348,9 @@ def test_unpublished_numbers_are_marked_estimates(catalog: Catalog) -> None:
         if any(o.switch != "nvlink5-tray" for o in form.scale_up):
             assert _estimated(form, "scale_up"), form_id  # switch counts per rack are not published
     for switch_id, switch in catalog.switches.items():
-        assert _estimated(switch, "unit_usd") and _estimated(switch, "power_w"), switch_id
+        assert _estimated(switch, "unit_usd"), switch_id  # no switch price is public
+        # power is public only as a shipping system's datasheet figure, and then cited
+        assert _estimated(switch, "power_w") or any("913 W" in s for s in switch.sources), switch_id
         if switch.role == "scale_out":
             assert _estimated(switch, "optic_usd") and _estimated(switch, "optic_w"), switch_id
     for cooling_id, cooling in catalog.cooling.items():

@@ -428,17 +428,18 @@ def test_flags_show_no_type_and_completion_is_offered() -> None:
 
 @pytest.fixture(scope="module")
 def shipped_pair() -> tuple[Plan, Plan]:
-    """The shipped trn3-100k plan and the README's 80 MW what-if of it."""
+    """The shipped trn3-100k plan and the README's 1,400-position what-if of it."""
     from trnplan.plan import plan_scenario
 
-    overrides = ["sites.ind-new.it_power_mw=80", "sites.ind-new.grid_power_mw=90"]
+    overrides = ["sites.ind-new.rack_positions=1400"]
     head = plan_scenario(load_specs([REPO / "specs"], overrides), "trn3-100k", alternatives=0)
     return read_plan(REPO / "plans" / "trn3-100k.yaml"), head
 
 
 def test_a_category_whose_capex_did_not_change_shows_no_cent_of_tco_change(shipped_pair) -> None:
-    """The 80 MW what-if leaves the chips' capex as it is ($670M): its TCO share used to move by +$0.01
-    (the largest-remainder split of the capex-driven TCO); now 0, and the changes still sum to the TCO's."""
+    """The 1,400-position what-if leaves the chips' capex as it is ($536M): its TCO share used to move by
+    +$0.01 (the largest-remainder split of the capex-driven TCO); now 0, and the changes still sum to the
+    TCO's."""
     from trnplan.diff import diff_plans, diff_to_markdown
 
     base, head = shipped_pair
@@ -464,7 +465,7 @@ def test_the_pr_comment_shows_what_input_changed(shipped_pair) -> None:
     d = diff_plans(base, head, "main:plans/trn3-100k.yaml", "plans/trn3-100k.yaml (re-planned)")
     body = comment_body([ScenarioDiff("trn3-100k.yaml", d, True, True)], "main")
     assert "**Inputs changed:**" in body
-    assert "- `--set sites.ind-new.it_power_mw`: — → `80`" in body
+    assert "- `--set sites.ind-new.rack_positions`: — → `1400`" in body
 
 
 # --- YAML syntax errors in plain words ---------------------------------------------------------------

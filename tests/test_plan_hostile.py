@@ -160,12 +160,16 @@ def test_every_problem_is_listed_each_at_its_line() -> None:
 # --- duplicate keys -------------------------------------------------------------------------------------
 
 
+SHIPPED_IT_KW = yaml.safe_load(SHIPPED)["totals"]["it_power_kw"]
+SHIPPED_IAD_UNITS = yaml.safe_load(SHIPPED)["sites"]["iad-air"]["deployments"][0]["units"]
+
+
 @pytest.mark.parametrize(
     ("anchor", "duplicate"),
     [
         ("format: trnplan-plan/1\n", "format: trnplan-plan/1\n"),
-        ("  it_power_kw: 128692.78\n", "  it_power_kw: 28692.78\n"),
-        ("      units: 78\n", "      units: 7\n"),
+        (f"  it_power_kw: {SHIPPED_IT_KW}\n", f"  it_power_kw: {SHIPPED_IT_KW - 100_000:.3f}\n"),
+        (f"      units: {SHIPPED_IAD_UNITS}\n", f"      units: {SHIPPED_IAD_UNITS // 10}\n"),
         ("  mip_gap: 0\n", "  mip_gap: 0.5\n"),
     ],
 )
@@ -219,8 +223,11 @@ def test_an_edited_total_is_refused_at_its_line(key: str) -> None:
 
 def test_it_power_cut_by_100_mw_is_refused() -> None:
     path = ("totals", "it_power_kw")
-    edited = set_value(SHIPPED, path, "28692.78")
-    assert_located(SHIPPED, path, edited, "totals.it_power_kw is 28,692.78 but its sites give 128,692.78")
+    cut = SHIPPED_IT_KW - 100_000
+    edited = set_value(SHIPPED, path, f"{cut:.3f}")
+    shown = f"{cut:,.3f}".rstrip("0").rstrip(".")
+    words = f"totals.it_power_kw is {shown} but its sites give {SHIPPED_IT_KW:,}"
+    assert_located(SHIPPED, path, edited, words)
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,9 @@
 Each example is a small world: 1-2 sites, 2-4 forms over 1-2 chips, air and liquid cooling, 1-2
 scale-up and 1-2 scale-out switches (small radix, so multi-tier fabrics occur), mixed demand types,
 grid caps, one-off cooling costs, supply caps, budgets, demand caps (`demand.at_most`), workloads (rules on
-topology, domain size and forms; demand in effective FP8 PFLOPs) and all three objectives. `check_plan`
+topology, domain size and forms; demand in effective FP8 PFLOPs), owned sites (build and cooling plant as
+capex, no rent), oversubscribed first tiers, copper rack-to-leaf links, network rack kits and all three
+objectives. `check_plan`
 must find nothing wrong in any plan. TRNPLAN_PROPERTY_EXAMPLES sets the number
 of examples (default 400).
 """
@@ -90,6 +92,12 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
             "rack_bom": [{"item": "kit", "qty": 1, "unit_usd": draw(st.sampled_from([0, 5000, 20000]))}],
             "endpoint_optics_per_chip": draw(st.sampled_from([0, 0.5, 1])),
         }
+        if draw(st.integers(0, 2)) == 0:  # copper rack-to-leaf links (an extension)
+            form.update(
+                endpoint_links="copper",
+                copper_usd=draw(st.sampled_from([0, 40, 400])),
+                copper_w=draw(st.sampled_from([0, 3])),
+            )
         if switched:
             picks = draw(st.lists(st.sampled_from(up_ids), min_size=1, max_size=len(up_ids), unique=True))
             form["scale_up"] = [{"switch": u, "per_rack": draw(st.integers(0, 3))} for u in sorted(picks)]
@@ -99,11 +107,13 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
             "max_rack_kw": draw(st.sampled_from([20, 45, 60])),
             "pue": draw(st.sampled_from([1.3, 1.5])),
             "capex_usd_per_kw": draw(st.sampled_from([0, 200])),
+            "plant_usd_per_kw": draw(st.sampled_from([0, 0, 500])),
         },
         "liquid": {
             "max_rack_kw": 100,
             "pue": draw(st.sampled_from([1.08, 1.15])),
             "capex_usd_per_kw": draw(st.sampled_from([0, 400, 1500])),
+            "plant_usd_per_kw": draw(st.sampled_from([0, 0, 800])),
         },
     }
     n_sites = draw(st.integers(1, 2))
@@ -122,6 +132,8 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
             site["cooling_fixed_usd"] = {q: draw(st.sampled_from([10000, 250000])) for q in site["cooling"]}
         if draw(st.booleans()):
             site["max_rack_kw"] = draw(st.sampled_from([20, 40]))
+        if draw(st.integers(0, 2)) == 0:  # an owned site: build and plant as capex, no rent (an extension)
+            site.update(ownership="owned", build_usd_per_mw=draw(st.sampled_from([0, 2e6, 1.2e7])))
         sites[f"s{s}"] = site
     objective = draw(st.sampled_from(["min_tco", "min_tco", "min_tco", "max_perf", "max_perf_per_tco"]))
     demand: dict[str, Any] = {}
@@ -153,7 +165,11 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
         "cost_of_capital": draw(st.sampled_from([0.0, 0.08, 0.15])),
         "utilization": draw(st.sampled_from([0.5, 0.8, 1.0])),
         "maintenance_rate": draw(st.sampled_from([0.0, 0.03])),
-        "fabric": {"cooling": draw(st.sampled_from(["air", "liquid"]))},
+        "fabric": {
+            "cooling": draw(st.sampled_from(["air", "liquid"])),
+            "oversubscription": draw(st.sampled_from([1, 1, 1, 2, 3, 1.5])),
+            "rack_usd": draw(st.sampled_from([0, 0, 3000])),
+        },
         "min_domain_chips": draw(st.sampled_from([1, 1, 1, 16])),
     }
     if objective == "max_perf" or draw(st.integers(0, 4)) == 0:

@@ -170,6 +170,11 @@ class Form(Provenance):
     scale_up: list[ScaleUpOption] = []
     endpoint_optics_per_chip: Annotated[float, Plausible(0, 16, "optics per chip")] = 1.0
     rack_units: Annotated[int, Plausible(1, 60, "U")] | None = None
+    # Rack-to-leaf links: "copper" (DAC/AEC) links replace the rack-side optic and the leaf's down-port
+    # optic of each of the form's endpoint_optics_per_chip port-equivalents, at their own price and power.
+    endpoint_links: Literal["optics", "copper"] = "optics"
+    copper_usd: Annotated[float, Plausible(0, 20000, "USD per link")] = 0.0
+    copper_w: Annotated[float, Plausible(0, 100, "W per link")] = 0.0
 
     @model_validator(mode="after")
     def _shape(self) -> Form:
@@ -254,6 +259,11 @@ class Cooling(Provenance):
     capex_usd_per_kw: Annotated[
         float, Plausible(0, 100000, "USD/kW", _slips({1e-3: "USD/MW typed into a USD/kW field"}))
     ]
+    # The cooling plant (chillers or dry coolers, CRAH, facility water) per IT kW: paid only at an owned
+    # site; a colocation site's rent pays for it. capex_usd_per_kw is the fit-out every site pays.
+    plant_usd_per_kw: Annotated[
+        float, Plausible(0, 100000, "USD/kW", _slips({1e-3: "USD/MW typed into a USD/kW field"}))
+    ] = 0.0
 
 
 PowerMw = Annotated[float, Plausible(0.01, 10000, "MW", _slips({1e-3: "kW typed into a MW field"}))]
@@ -298,6 +308,12 @@ class SiteSpec(Provenance):
     ) = None
     electricity_usd_per_kwh: UsdPerKwhOrSchedule
     colocation_usd_per_kw_month: UsdPerKwMonthOrSchedule
+    # "owned": no colocation rent; the hall's build (build_usd_per_mw per MW of IT used) and its cooling
+    # plant are capex, amortized and maintained like the rest.
+    ownership: Literal["colocation", "owned"] = "colocation"
+    build_usd_per_mw: Annotated[
+        float, Plausible(0, 1e9, "USD/MW", _slips({1e-3: "USD/kW typed into a USD/MW field"}))
+    ] = 0.0
 
 
 class Site(SiteSpec):
@@ -437,6 +453,20 @@ def check_month(value: str) -> bool:
     return re.fullmatch(MONTH_PATTERN.rstrip("$"), value) is not None
 
 
+DIGEST_DEFAULTS: dict[str, Any] = {
+    "endpoint_links": "optics",
+    "copper_usd": 0.0,
+    "copper_w": 0.0,
+    "plant_usd_per_kw": 0.0,
+    "ownership": "colocation",
+    "build_usd_per_mw": 0.0,
+    "oversubscription": 1.0,
+    "rack_usd": 0.0,
+}
+"""Fields of the second version (ownership, plant, copper, oversubscription, network rack kits) whose
+defaults keep the first version's model: at their default they digest as before they existed."""
+
+
 def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     """sha256 of the resolved specs a scenario can use: it, its sites, every chip, form, switch, cooling."""
     import hashlib
@@ -455,6 +485,10 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
         for key, empty in (("workload", None), ("periods", None), ("demand_by_month", {}), ("schedules", {})):
             if key in data and data[key] == empty:
                 data.pop(key)  # an extension left out digests as it did before it existed
+        for part in (data, data.get("fabric")):
+            for key, default in DIGEST_DEFAULTS.items():
+                if isinstance(part, dict) and key in part and part[key] == default:
+                    part.pop(key)
         return data
 
     doc = {

@@ -79,6 +79,9 @@ class Budget(Spec):
 
 class Fabric(Spec):
     cooling: Id = "air"
+    # Down:up ports of the first tier (1: non-blocking); tiers above it are non-blocking among themselves.
+    oversubscription: Annotated[float, Plausible(1, 64, "(ratio)")] = 1.0
+    rack_usd: Annotated[float, Plausible(0, 1e6, "USD per network rack")] = 0.0  # rack, PDUs, trays
 
 
 class ScenarioSpec(Provenance):

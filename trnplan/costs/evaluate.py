@@ -9,9 +9,11 @@ from dataclasses import dataclass, field, replace
 
 from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario
 from trnplan.costs.options import (
+    KW_LINE_CATEGORIES,
     NO_SWITCH,
     Deployment,
     form_efficiency,
+    kw_lines,
     make_option,
     network_rack_limit_kw,
     option_lines,
@@ -106,6 +108,8 @@ class _SiteLoad:
     kw_by_cooling: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     gbps: float = 0.0
     endpoint_optics: int = 0
+    copper_links: int = 0
+    copper_kw: float = 0.0
     compute_racks: int = 0
     capex_usd: float = 0.0
 
@@ -121,11 +125,12 @@ def _add_deployments(
     load = _SiteLoad()
     for d in sorted(deployments):
         efficiency = form_efficiency(catalog, scenario, d.form)
-        opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch, efficiency)
+        opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch, efficiency, d.site)
         n = d.units
         dep_capex = 0.0
-        for category, item, quantity, unit_usd in option_lines(catalog, d.form, d.cooling, d.scale_up_switch):
-            is_kw = category == "cooling"
+        lines = option_lines(catalog, d.form, d.cooling, d.scale_up_switch, d.site)
+        for category, item, quantity, unit_usd in lines:
+            is_kw = category in KW_LINE_CATEGORIES
             raw_lines.append(
                 (d.site, category, item, quantity * n, unit_usd, quantity * n if is_kw else None)
             )
@@ -147,6 +152,8 @@ def _add_deployments(
         load.kw_by_cooling[d.cooling] += opt.it_kw * n
         load.gbps += opt.scale_out_gbps * n
         load.endpoint_optics += opt.endpoint_optics * n
+        load.copper_links += opt.copper_links * n
+        load.copper_kw += opt.copper_kw * n
         load.compute_racks += opt.racks * n
         load.capex_usd += dep_capex
         supply[opt.chip] += opt.chips * n
@@ -164,14 +171,16 @@ def _add_fabric(
     load: _SiteLoad,
     raw_lines: list[RawLine],
 ) -> tuple[FabricSize, float]:
-    """Size the site's fabric on its load; add its lines (switches, optics, their cooling and each cooling
-    type's one-off fit-out) and return it with its capex."""
+    """Size the site's fabric on its load; add its lines (switches, optics, network rack kits, the capex
+    per kW of their cooling and each cooling type's one-off fit-out) and return it with its capex."""
     site = catalog.sites[site_id]
-    fabric_cooling_id = scenario.fabric.cooling
-    fabric_cooling = catalog.cooling[fabric_cooling_id]
+    fabric = scenario.fabric
     switch = catalog.switches[switch_id]
     rack_limit = network_rack_limit_kw(catalog, scenario, site_id)
-    fab = size_fabric(switch_id, switch, load.gbps, load.endpoint_optics, rack_limit)
+    copper = (load.copper_links, load.copper_kw)
+    fab = size_fabric(
+        switch_id, switch, load.gbps, load.endpoint_optics, rack_limit, fabric.oversubscription, copper
+    )
     fabric_capex = 0.0
     fabric_lines: list[RawLine] = [
         (
@@ -183,19 +192,18 @@ def _add_fabric(
             None,
         ),
         (site_id, "optics", f"scale-out optics ({switch_id})", fab.optics, switch.optic_usd, None),
-        (
-            site_id,
-            "cooling",
-            f"{fabric_cooling.name or fabric_cooling_id} cooling capacity, kW ({fabric_cooling_id})",
-            fab.it_power_kw,
-            fabric_cooling.capex_usd_per_kw,
-            fab.it_power_kw,
-        ),
     ]
+    if fabric.rack_usd:
+        kit = (site_id, "network", "network rack kit", fab.network_racks, fabric.rack_usd, None)
+        fabric_lines.append(kit)
+    fabric_lines.extend(
+        (site_id, category, item, fab.it_power_kw, unit, fab.it_power_kw)
+        for category, item, unit in kw_lines(catalog, site_id, fabric.cooling)
+    )
     for line in fabric_lines:
         raw_lines.append(line)
         fabric_capex += line[3] * line[4]
-    load.kw_by_cooling[fabric_cooling_id] += fab.it_power_kw
+    load.kw_by_cooling[fabric.cooling] += fab.it_power_kw
     for q in sorted(q for q, kw in load.kw_by_cooling.items() if kw > 0):
         fixed = site.cooling_fixed_usd.get(q, 0.0)
         if fixed:

@@ -55,16 +55,42 @@ class Option:
     capex_usd: float  # chips, rack kits, scale-up switches and cooling capacity; not the fabric
     efficiency: float = 1.0  # share of dense FP8 peak the scenario's workload delivers on this form
     effective_fp8_pflops: float = 0.0  # fp8_pflops x efficiency (set by make_option)
+    copper_links: int = 0  # rack-to-leaf copper links (their price is in capex_usd)
+    copper_kw: float = 0.0  # their power, counted with the network
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.form, self.cooling, self.scale_up_switch)
 
 
+KW_LINE_CATEGORIES = ("cooling", "hall")
+"""BOM categories whose lines count IT kW (their quantity is kW)."""
+
+
+def kw_lines(catalog: Catalog, site_id: str | None, cooling_id: str) -> list[tuple[str, str, float]]:
+    """What each IT kW of a cooling costs at a site, as (category, item, USD per kW): the cooling's fit-out
+    everywhere; at an owned site also its plant and the hall's build (a colocation site's rent pays both)."""
+    cooling = catalog.cooling[cooling_id]
+    name = cooling.name or cooling_id
+    lines = [("cooling", f"{name} cooling capacity, kW ({cooling_id})", cooling.capex_usd_per_kw)]
+    site = catalog.sites[site_id] if site_id is not None else None
+    if site is not None and site.ownership == "owned":
+        if cooling.plant_usd_per_kw:
+            lines.append(("cooling", f"{name} cooling plant, kW ({cooling_id})", cooling.plant_usd_per_kw))
+        if site.build_usd_per_mw:
+            lines.append(("hall", f"hall build, kW ({site_id})", site.build_usd_per_mw / 1000))
+    return lines
+
+
+def kw_capex_usd(catalog: Catalog, site_id: str | None, cooling_id: str) -> float:
+    """Capex per IT kW of a cooling at a site: the sum of its `kw_lines`."""
+    return sum(unit for _, _, unit in kw_lines(catalog, site_id, cooling_id))
+
+
 def option_lines(
-    catalog: Catalog, form_id: str, cooling_id: str, switch_id: str
+    catalog: Catalog, form_id: str, cooling_id: str, switch_id: str, site_id: str | None = None
 ) -> list[tuple[str, str, float, float]]:
-    """Per-unit BOM lines (category, item, quantity, unit_usd) of an option, fabric excluded."""
+    """Per-unit BOM lines (category, item, quantity, unit_usd) of an option at a site, fabric excluded."""
     form = catalog.forms[form_id]
     chip = catalog.chips[form.chip]
     racks = form.racks_per_unit
@@ -80,16 +106,11 @@ def option_lines(
             lines.append(
                 ("scale_up", f"{switch.name or switch_id} ({switch_id})", per_rack * racks, switch.unit_usd)
             )
-    cooling = catalog.cooling[cooling_id]
+    if form.endpoint_links == "copper" and form.optics_per_rack:
+        links = racks * form.optics_per_rack
+        lines.append(("copper", f"rack-to-leaf copper links ({form_id})", links, form.copper_usd))
     kw = racks * option_rack_kw(catalog, form_id, switch_id)
-    lines.append(
-        (
-            "cooling",
-            f"{cooling.name or cooling_id} cooling capacity, kW ({cooling_id})",
-            kw,
-            cooling.capex_usd_per_kw,
-        )
-    )
+    lines.extend((cat, item, kw, unit) for cat, item, unit in kw_lines(catalog, site_id, cooling_id))
     return lines
 
 
@@ -119,9 +140,15 @@ def form_efficiency(catalog: Catalog, scenario: Scenario | None, form_id: str) -
 
 
 def make_option(
-    catalog: Catalog, form_id: str, cooling_id: str, switch_id: str, efficiency: float = 1.0
+    catalog: Catalog,
+    form_id: str,
+    cooling_id: str,
+    switch_id: str,
+    efficiency: float = 1.0,
+    site_id: str | None = None,
 ) -> Option:
-    """The per-unit figures of a (form, cooling, switch) choice; `efficiency` from `form_efficiency`."""
+    """The per-unit figures of a (form, cooling, switch) choice at a site (`site_id` None: what every site
+    pays); `efficiency` from `form_efficiency`."""
     form = catalog.forms[form_id]
     chip = catalog.chips[form.chip]
     racks = form.racks_per_unit
@@ -129,8 +156,11 @@ def make_option(
     per_rack = (
         0 if switch_id == NO_SWITCH else next(o.per_rack for o in form.scale_up if o.switch == switch_id)
     )
-    capex = sum(qty * unit for _, _, qty, unit in option_lines(catalog, form_id, cooling_id, switch_id))
+    lines = option_lines(catalog, form_id, cooling_id, switch_id, site_id)
+    capex = sum(qty * unit for _, _, qty, unit in lines)
     pflops = form.unit_chips * chip.fp8_tflops / 1000
+    copper = form.endpoint_links == "copper"
+    links = racks * form.optics_per_rack if copper else 0
     return Option(
         form=form_id,
         cooling=cooling_id,
@@ -144,11 +174,13 @@ def make_option(
         fp8_pflops=pflops,
         hbm_tb=form.unit_chips * chip.hbm_capacity_gb / 1000,
         scale_out_gbps=form.unit_chips * chip.scale_out_gbps,
-        endpoint_optics=racks * form.optics_per_rack,
+        endpoint_optics=0 if copper else racks * form.optics_per_rack,
         scale_up_switches=per_rack * racks,
         capex_usd=capex,
         efficiency=efficiency,
         effective_fp8_pflops=pflops * efficiency,
+        copper_links=links,
+        copper_kw=links * form.copper_w / 1000,
     )
 
 
@@ -275,7 +307,7 @@ def all_options(catalog: Catalog) -> list[tuple[str, str, str]]:
 def site_options(catalog: Catalog, scenario: Scenario, site_id: str) -> list[Option]:
     """The options a site may use under a scenario, sorted by key."""
     return [
-        make_option(catalog, f, q, u, form_efficiency(catalog, scenario, f))
+        make_option(catalog, f, q, u, form_efficiency(catalog, scenario, f), site_id)
         for f, q, u in all_options(catalog)
         if not option_problems(catalog, scenario, site_id, f, q, u)
     ]

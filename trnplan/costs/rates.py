@@ -28,7 +28,9 @@ def energy_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
 
 
 def colocation_usd_per_kw_year(site: Site) -> float:
-    """Colocation per IT kW-year: $/kW-month x 12."""
+    """Colocation per IT kW-year: $/kW-month x 12; none at an owned site (its hall's build is capex)."""
+    if site.ownership == "owned":
+        return 0.0
     return site.colocation_usd_per_kw_month * 12
 
 

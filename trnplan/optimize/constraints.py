@@ -10,8 +10,8 @@ from typing import Any
 
 import pulp
 
-from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Scenario
-from trnplan.costs import network_rack_limit_kw, opex_usd_per_kw_year, tco_per_capex_usd
+from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Fabric, Scenario, Switch
+from trnplan.costs import kw_capex_usd, network_rack_limit_kw, opex_usd_per_kw_year, tco_per_capex_usd
 from trnplan.fabric import MAX_TIERS, switch_side_optics_per_port, tier_capacity
 from trnplan.optimize.model import Model, SiteModel, Slack, lin
 
@@ -36,7 +36,9 @@ def max_fabric_load(catalog: Catalog, sm: SiteModel) -> tuple[float, float]:
     return min(gbps_sum, kw_budget * gbps_by_kw), min(optics_sum, kw_budget * optics_by_kw)
 
 
-def fabric_tiers(sm: SiteModel, radix: int, port_gbps: float, max_ports: int) -> list[int]:
+def fabric_tiers(
+    sm: SiteModel, radix: int, port_gbps: float, max_ports: int, oversubscription: float = 1.0
+) -> list[int]:
     """Tiers up to the first that covers the site's most ports, less those too small for one unit."""
     min_ports = min(
         (math.ceil(o.scale_out_gbps / port_gbps - 1e-9) for o in sm.options if o.scale_out_gbps > 0),
@@ -44,9 +46,9 @@ def fabric_tiers(sm: SiteModel, radix: int, port_gbps: float, max_ports: int) ->
     )
     tiers = []
     for t in range(1, MAX_TIERS + 1):
-        if tier_capacity(radix, t) >= min_ports:
+        if tier_capacity(radix, t, oversubscription) >= min_ports:
             tiers.append(t)
-        if max_ports <= tier_capacity(radix, t):
+        if max_ports <= tier_capacity(radix, t, oversubscription):
             break
     return tiers
 
@@ -59,7 +61,65 @@ class _FabricRows:
     port_cover: list[tuple[Any, float]] = field(default_factory=list)
     optics_split: list[tuple[Any, float]] = field(default_factory=list)
     switch_count: list[tuple[Any, float]] = field(default_factory=list)
+    copper_split: list[tuple[Any, float]] = field(default_factory=list)
     max_count: int = 0
+
+
+def _uplinks(prob: pulp.LpProblem, name: str, ports: Any, cap: int, y: Any, oversubscription: float) -> Any:
+    """Leaf uplink ports of a tier count's N: N itself when non-blocking, else an integer U >= N / r."""
+    if oversubscription == 1:
+        return ports
+    bound = math.ceil(cap / oversubscription - 1e-9)
+    up = prob.add_variable(f"U_{name}", 0, bound, pulp.LpInteger)
+    prob += lin([(up, oversubscription), (ports, -1)]) >= 0, f"uplinks_{name}"
+    prob += lin([(up, 1), (y, -bound)]) <= 0, f"uplinks_on_{name}"
+    return up
+
+
+def _copper_ports(
+    prob: pulp.LpProblem, sm: SiteModel, o_index: int, n_terms: list[tuple[Any, int]], cap: int
+) -> Any:
+    """K[s,o] <= N[s,o]: the leaf down-ports of switch o that copper links take (their ends carry no optic);
+    the site's K sum to at most its copper links (`define_fabric`), so K = min(N, copper links)."""
+    k_var = prob.add_variable(f"K_{sm.tag}_{o_index}", 0, cap, pulp.LpContinuous)
+    prob += lin([(k_var, 1)] + [(p, -1) for p, _t in n_terms]) <= 0, f"copper_on_{sm.tag}_{o_index}"
+    return k_var
+
+
+def _tier_variables(
+    prob: pulp.LpProblem,
+    sm: SiteModel,
+    o_index: int,
+    o: tuple[str, Switch],
+    tiers: list[int],
+    max_ports: int,
+    fabric: Fabric,
+    rows: _FabricRows,
+) -> tuple[list[Any], list[tuple[Any, int]], list[tuple[Any, int]]]:
+    """Per tier count t: y[s,o,t], N[s,o,t] <= cap_t y, and (oversubscribed, t > 1) the leaf uplinks U."""
+    switch_id, sw = o
+    port_gbps = sw.port_gbps or 1.0
+    r = fabric.oversubscription
+    # Ports per unit are whole for every option here -> N is whole at any vertex that matters; keep it
+    # continuous (integer only when some option's ports per unit are fractional, for the ceil).
+    whole = all(
+        abs(o_.scale_out_gbps / port_gbps - round(o_.scale_out_gbps / port_gbps)) < 1e-9 for o_ in sm.options
+    )
+    port_cat = pulp.LpContinuous if whole else pulp.LpInteger
+    y_o, n_terms, up_terms = [], [], []
+    for t in tiers:
+        cap = min(tier_capacity(sw.radix, t, r), max_ports)
+        y = prob.add_variable(f"y_{sm.tag}_{o_index}_{t}", 0, 1, pulp.LpBinary)
+        ports = prob.add_variable(f"N_{sm.tag}_{o_index}_{t}", 0, cap, port_cat)
+        prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.tag}_{o_index}_{t}"
+        sm.y[(switch_id, t)] = y
+        sm.ports[(switch_id, t)] = ports
+        y_o.append(y)
+        n_terms.append((ports, t))
+        if t > 1 and r != 1:
+            up_terms.append((_uplinks(prob, f"{sm.tag}_{o_index}_{t}", ports, cap, y, r), t))
+        rows.port_cover.append((ports, port_gbps))
+    return y_o, n_terms, up_terms
 
 
 def define_switch_type(
@@ -72,30 +132,22 @@ def define_switch_type(
     max_ports: int,
     max_optics: float,
     rows: _FabricRows,
+    fabric: Fabric,
 ) -> None:
-    """Switch type o at the site: y[s,o,t] and N[s,o,t] <= cap_t y per tier; S[s,o] >= (2t-1) N / k, zero
-    unless o is chosen; rack-side optics E[s,o] <= optics per port x N; its power and capex terms."""
+    """Switch type o at the site: y[s,o,t] and N[s,o,t] <= cap_t y per tier; leaf uplinks U[s,o,t] >= N / r;
+    S[s,o] >= (N + 2(t-1) U) / k ((2t-1) N / k non-blocking), zero unless o is chosen; switch-side optics =
+    the same ports less the copper links' leaf ends; rack-side optics E[s,o] <= optics per port x N; its
+    power and capex terms."""
     sw = catalog.switches[o]
     port_gbps = sw.port_gbps or 1.0
     k = sw.radix
-    # Ports per unit are whole for every option here -> N is whole at any vertex that matters; keep it
-    # continuous (integer only when some option's ports per unit are fractional, for the ceil).
-    whole = all(
-        abs(o_.scale_out_gbps / port_gbps - round(o_.scale_out_gbps / port_gbps)) < 1e-9 for o_ in sm.options
-    )
-    port_cat = pulp.LpContinuous if whole else pulp.LpInteger
-    y_o = []
-    n_terms = []
-    for t in tiers:
-        cap = min(tier_capacity(k, t), max_ports)
-        y = prob.add_variable(f"y_{sm.tag}_{o_index}_{t}", 0, 1, pulp.LpBinary)
-        ports = prob.add_variable(f"N_{sm.tag}_{o_index}_{t}", 0, cap, port_cat)
-        prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.tag}_{o_index}_{t}"
-        sm.y[(o, t)] = y
-        sm.ports[(o, t)] = ports
-        y_o.append(y)
-        n_terms.append((ports, t))
-        rows.port_cover.append((ports, port_gbps))
+    y_o, n_terms, up_terms = _tier_variables(prob, sm, o_index, (o, sw), tiers, max_ports, fabric, rows)
+    if fabric.oversubscription == 1:  # non-blocking: (2t - 1) N switch ports, as the first version
+        port_pairs = [(p, float(switch_side_optics_per_port(t))) for p, t in n_terms]
+        above = [(p, float(2 * (t - 1))) for p, t in n_terms if t > 1]
+    else:
+        above = [(u, float(2 * (t - 1))) for u, t in up_terms]
+        port_pairs = [(p, 1.0) for p, _t in n_terms] + above
     max_switches = math.ceil(max(switch_side_optics_per_port(t) for t in tiers) * max_ports / k)
     # Continuous: zero unless one of this switch's tiers is chosen, then equal to the integer T[s].
     s_var = prob.add_variable(f"S_{sm.tag}_{o_index}", 0, max_switches, pulp.LpContinuous)
@@ -103,10 +155,7 @@ def define_switch_type(
     prob += lin([(s_var, 1)] + [(y, -max_switches) for y in y_o]) <= 0, f"switch_on_{sm.tag}_{o_index}"
     rows.switch_count.append((s_var, 1))
     rows.max_count = max(rows.max_count, max_switches)
-    prob += (
-        lin([(s_var, k)] + [(p, -switch_side_optics_per_port(t)) for p, t in n_terms]) >= 0,
-        f"switches_{sm.tag}_{o_index}",
-    )
+    prob += lin([(s_var, k)] + [(v, -c) for v, c in port_pairs]) >= 0, f"switches_{sm.tag}_{o_index}"
     # Rack-side optics go with the switch that serves the ports: E_o <= (optics per port at most) x N_o.
     optics_per_port = max(o_.endpoint_optics * port_gbps / o_.scale_out_gbps for o_ in sm.options)
     e_var = prob.add_variable(f"E_{sm.tag}_{o_index}", 0, max_optics, pulp.LpContinuous)
@@ -117,17 +166,30 @@ def define_switch_type(
     )
     rows.optics_split.append((e_var, 1))
     rows.tier_sum.extend((y, 1) for y in y_o)
-    optic_pairs = [(p, switch_side_optics_per_port(t)) for p, t in n_terms] + [(e_var, 1)]
+    switch_optics = port_pairs
+    if any(o_.copper_links for o_ in sm.options):
+        k_var = _copper_ports(prob, sm, o_index, n_terms, max_ports)
+        rows.copper_split.append((k_var, 1))
+        switch_optics = [*port_pairs, (k_var, -1.0)]
+    optic_pairs = switch_optics + [(e_var, 1)]
     sm.network_rack_kw.append((s_var, sw.power_w / 1000))
-    sm.network_rack_kw.extend((p, switch_side_optics_per_port(t) * sw.optic_w / 1000) for p, t in n_terms)
+    sm.network_rack_kw.extend((v, c * sw.optic_w / 1000) for v, c in switch_optics)
     sm.network_kw.append((s_var, sw.power_w / 1000))
     sm.network_kw.extend((v, c * sw.optic_w / 1000) for v, c in optic_pairs)
     sm.capex.append((s_var, sw.unit_usd))
     sm.capex.extend((v, c * sw.optic_usd) for v, c in optic_pairs)
 
 
-def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_switches: list[str]) -> None:
-    """Ports cover the site's scale-out bandwidth; one switch type and tier; switches >= (2t-1) N / k."""
+def define_fabric(
+    prob: pulp.LpProblem,
+    catalog: Catalog,
+    sm: SiteModel,
+    out_switches: list[str],
+    fabric: Fabric | None = None,
+) -> None:
+    """Ports cover the site's scale-out bandwidth; one switch type and tier; switches >= (2t-1) N / k;
+    copper links' power goes with the network."""
+    fabric = fabric or Fabric()
     max_gbps, max_optics = max_fabric_load(catalog, sm)
     units = lin([(v, 1) for v in sm.n])
     rows = _FabricRows()
@@ -137,9 +199,13 @@ def define_fabric(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, out_swi
         max_ports = math.ceil(max_gbps / port_gbps - 1e-9)
         if max_ports == 0:
             continue
-        tiers = fabric_tiers(sm, sw.radix, port_gbps, max_ports)
+        tiers = fabric_tiers(sm, sw.radix, port_gbps, max_ports, fabric.oversubscription)
         if tiers:
-            define_switch_type(prob, catalog, sm, o_index, o, tiers, max_ports, max_optics, rows)
+            define_switch_type(prob, catalog, sm, o_index, o, tiers, max_ports, max_optics, rows, fabric)
+    sm.network_kw.extend((v, o.copper_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.copper_kw)
+    if rows.copper_split:
+        copper = [(v, o.copper_links) for v, o in zip(sm.n, sm.options, strict=True) if o.copper_links]
+        prob += lin(rows.copper_split) - lin(copper) <= 0, f"copper_{sm.tag}"
     if rows.switch_count:
         # One switch type per site (one_fabric), so the one S[s,o] that may be non-zero is this integer.
         total = prob.add_variable(f"T_{sm.tag}", 0, rows.max_count, pulp.LpInteger)
@@ -163,7 +229,8 @@ def define_site_costs(catalog: Catalog, scenario: Scenario, sm: SiteModel) -> No
         sm.compute_kw.append((v, o.it_kw))
         sm.capex.append((v, o.capex_usd))
     by_cooling[fabric_q].extend(sm.network_kw)
-    sm.capex.extend((v, c * catalog.cooling[fabric_q].capex_usd_per_kw) for v, c in sm.network_kw)
+    per_kw = kw_capex_usd(catalog, sm.site, fabric_q)  # fit-out; plant and build too at an owned site
+    sm.capex.extend((v, c * per_kw) for v, c in sm.network_kw)
     sm.kw_by_cooling = dict(by_cooling)
 
 
@@ -186,9 +253,10 @@ def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scena
             )
             prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.tag}_{q_index}"
         if q == fabric_q:
+            copper = any(o.copper_kw for o in sm.options)
             for (o, t), y in sorted(sm.y.items()):
                 sw = catalog.switches[o]
-                if sw.power_w > 0 or sw.optic_w > 0:
+                if sw.power_w > 0 or sw.optic_w > 0 or copper:
                     prob += (
                         lin([(y, 1), (z, -1)]) <= 0,
                         f"fabric_cooling_{sm.tag}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p"),
@@ -202,9 +270,12 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
     # R need not be integer: compute racks are whole and rack_positions is whole, so "compute racks + R <=
     # positions" holds exactly when it holds with R rounded up, which is the plan's network racks. The
     # elastic model keeps it integer, so that "needs N more positions" counts whole racks.
-    sm.racks = prob.add_variable(
-        f"R_{sm.tag}", 0, None, pulp.LpInteger if model.elastic else pulp.LpContinuous
-    )
+    # Network racks that cost a rack kit are whole too (the plan pays for whole racks).
+    rack_usd = model.scenario.fabric.rack_usd
+    whole = model.elastic or rack_usd > 0
+    sm.racks = prob.add_variable(f"R_{sm.tag}", 0, None, pulp.LpInteger if whole else pulp.LpContinuous)
+    if rack_usd:
+        sm.capex.append((sm.racks, rack_usd))
     ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(sm.switches.items())]
     prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.tag}"
     # Network racks also hold their switches' power within the rack limit (fabric cooling, site).

@@ -164,6 +164,8 @@ def dominates(a: Option, b: Option, scenario: Scenario, when: Callable[[Option],
         a.racks <= b.racks,
         a.scale_out_gbps <= b.scale_out_gbps,
         a.endpoint_optics <= b.endpoint_optics,
+        a.copper_links == b.copper_links,  # a copper link saves a leaf optic: more of them is no worse
+        a.copper_kw <= b.copper_kw,
     ]
     le += [supply_use(a, key) <= supply_use(b, key) for key in scenario.supply]
     capped = [k for k in ("chips", "fp8_pflops", "hbm_tb") if scenario.demand.cap(k) is not None]
@@ -204,7 +206,8 @@ def prepare_sites(
             if why and (not elastic or any(reason.hard for reason in why)):
                 continue
             efficiency = form_efficiency(catalog, scenario, form_id)
-            candidates.append((make_option(catalog, form_id, cooling_id, switch_id, efficiency), why))
+            option = make_option(catalog, form_id, cooling_id, switch_id, efficiency, site_id)
+            candidates.append((option, why))
         if not elastic:
             keep = {id(o) for o in undominated([o for o, _ in candidates], scenario, when)}
             candidates = [(o, why) for o, why in candidates if id(o) in keep]
@@ -273,7 +276,7 @@ def build_model(
 
     for sm in sites:
         define_units(prob, sm)
-        define_fabric(prob, catalog, sm, out_switches)
+        define_fabric(prob, catalog, sm, out_switches, scenario.fabric)
         define_site_costs(catalog, scenario, sm)
         define_cooling_fixed(prob, catalog, scenario, sm)
         define_site_limits(prob, model, sm)

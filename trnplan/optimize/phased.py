@@ -97,7 +97,7 @@ def _define_period(
         for i, var in enumerate(sm.n):
             if first[id(sm.options[i])] > start:
                 var.upBound = 0
-        define_fabric(prob, catalog, sm, out_switches)
+        define_fabric(prob, catalog, sm, out_switches, scenario.fabric)
         for (o, _t), y in sm.y.items():
             if (catalog.switches[o].available_from or "") > start:
                 y.upBound = 0

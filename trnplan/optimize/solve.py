@@ -264,6 +264,9 @@ def _solve_highs(
     silence_highs_banner()
     # One thread, a fixed seed and gap 0: the same model gives the same plan on any machine.
     options: dict[str, Any] = {"msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": 0}
+    # HiGHS 1.16.0's RENS sub-MIP can loop forever, past the time limit, on some fabric models (a shipped
+    # scenario with copper rack-to-leaf links hit it); the other heuristics and the proof are unchanged.
+    options["mip_heuristic_run_rens"] = False
     if time_limit is not None:
         options["timeLimit"] = float(time_limit)
     highs = pulp.HiGHS(**options)
