@@ -170,22 +170,29 @@ def _sites(period: Any) -> dict[str, Any]:
     return sites if isinstance(sites, dict) else {}
 
 
+def _site_changes(site: str, a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """One site's units per option and its fabric, on disk against fresh (a side without the site: {})."""
+    out = []
+    deps_a = _keyed(a.get("deployments") or []) or {}
+    deps_b = _keyed(b.get("deployments") or []) or {}
+    for key in sorted(set(deps_a) | set(deps_b)):
+        units = [(d or {}).get("units", 0) for d in (deps_a.get(key), deps_b.get(key))]
+        if units[0] != units[1]:
+            out.append(f"{site} {key} units {units[0]} -> {units[1]}")
+    fabric_a, fabric_b = a.get("scale_out") or {}, b.get("scale_out") or {}
+    for name in ("switch", "tiers"):
+        if fabric_a.get(name) != fabric_b.get(name):
+            out.append(f"{site} scale-out {name} {fabric_a.get(name, '-')} -> {fabric_b.get(name, '-')}")
+    return out
+
+
 def _period_changes(old: Any, new: Any) -> list[str]:
     """What a planner reads first of a period's change: units per site and option, each site's fabric,
     the capex bought (`iad-air trn3-nl32x2/air/pcie6-320 units 8 -> 15`)."""
-    out = []
     old_sites, new_sites = _sites(old), _sites(new)
+    out = []
     for site in sorted(set(old_sites) | set(new_sites)):
-        a, b = old_sites.get(site) or {}, new_sites.get(site) or {}
-        deps_a, deps_b = _keyed(a.get("deployments") or []) or {}, _keyed(b.get("deployments") or []) or {}
-        for key in sorted(set(deps_a or {}) | set(deps_b or {})):
-            units = [(d or {}).get("units", 0) for d in (deps_a.get(key), deps_b.get(key))]
-            if units[0] != units[1]:
-                out.append(f"{site} {key} units {units[0]} -> {units[1]}")
-        fabric_a, fabric_b = a.get("scale_out") or {}, b.get("scale_out") or {}
-        for name in ("switch", "tiers"):
-            if fabric_a.get(name) != fabric_b.get(name):
-                out.append(f"{site} scale-out {name} {fabric_a.get(name, '-')} -> {fabric_b.get(name, '-')}")
+        out += _site_changes(site, old_sites.get(site) or {}, new_sites.get(site) or {})
     totals = [(p.get("totals") or {}).get("capex_bought_usd") for p in (old, new)]
     if out and totals[0] != totals[1]:
         out.append(f"capex bought {_usd(totals[0])} -> {_usd(totals[1])}")
