@@ -82,8 +82,8 @@ def test_nothing_is_fetched(pages: dict[str, str]) -> None:
 
 
 def test_positions_and_power_from_utilization() -> None:
-    """moe-144: ind-new uses 16 + 2 racks = 1.8% of its positions and 1,516.748 kW = 2.3699% of its power:
-    1,000 positions and about 64 MW, as specs/sites.yaml gives them."""
+    """moe-144: ind-new's positions and power, read back from the shares of them its racks and IT kW use,
+    are the 1,000 positions and about 64 MW that specs/sites.yaml gives it."""
     site = read_plan(ROOT / "plans" / "moe-144.yaml").sites["ind-new"]
     assert positions(site) == 1000
     limit = power_limit_kw(site)
@@ -91,7 +91,7 @@ def test_positions_and_power_from_utilization() -> None:
     bare = site.model_copy(update={"utilization": None})
     assert positions(bare) is None and power_limit_kw(bare) is None
     palette = {(d.form, d.cooling): "#000" for d in site.deployments}
-    assert drawn_racks(floor_plan("ind-new", bare, palette)) == 18
+    assert drawn_racks(floor_plan("ind-new", bare, palette)) == site.racks + site.scale_out.network_racks
 
 
 def test_a_huge_site_is_drawn_in_bounded_cells() -> None:

@@ -189,20 +189,13 @@ def build_phased_model(
     )
     demanding = any(not v.scenarios[scenario_id].demand.empty for v in views)
     for p, view in zip(periods, views, strict=True):
-        sub = Model(
-            prob,
-            view,
-            view.scenarios[scenario_id],
-            scenario_id,
-            [],
-            out_switches,
-            lin([]),
-            lin([]),
-            lin([]),
-            elastic,
-            slacks=model.slacks,
-            unlocks=model.unlocks,
-            coupling=model.coupling,
+        # the period's own view, sharing the problem, slacks, unlocks and coupling rows (the same objects)
+        sub = replace(
+            model,
+            catalog=view,
+            scenario=view.scenarios[scenario_id],
+            sites=[],
+            periods=[],
             tag=f"_{p.tag}",
             when=f"in {p.start} ",
         )

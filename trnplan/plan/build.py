@@ -93,7 +93,7 @@ def check_money_range(evaluation: Evaluation | PhasedEvaluation) -> None:
     )
 
 
-def _site_section(s: SiteFigures, workload: bool) -> SiteSection:
+def site_section(s: SiteFigures, workload: bool) -> SiteSection:
     """A site's section; with a workload, each deployment states its efficiency and effective PFLOPs."""
     fab = s.fabric
     assert fab is not None
@@ -144,7 +144,7 @@ def plan_body(evaluation: Evaluation | PhasedEvaluation) -> tuple[Totals, dict[s
         update={key: usd(getattr(evaluation.totals, key)) for key in MONEY_TOTALS}
     )
     workload = evaluation.totals.effective_fp8_pflops is not None
-    sites = {site_id: _site_section(s, workload) for site_id, s in evaluation.sites.items()}
+    sites = {site_id: site_section(s, workload) for site_id, s in evaluation.sites.items()}
     return totals, sites
 
 

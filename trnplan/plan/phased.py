@@ -18,8 +18,6 @@ from trnplan.plan.model import (
     PeriodTotals,
     Plan,
     PlanPeriod,
-    ScaleOut,
-    Utilization,
 )
 from trnplan.solution import Decisions
 
@@ -36,46 +34,35 @@ def period_parts(pev: PhasedEvaluation) -> list[PlanPeriod]:
 
 
 def _period_part(pf: PeriodFigures, before: dict[tuple[str, str], int]) -> PlanPeriod:
+    from trnplan.plan.build import site_section
+
     ev = pf.evaluation
     sites = {}
-    for site_id, s in sorted(ev.sites.items()):
-        fab = s.fabric
-        assert fab is not None
-        deployments = []
-        for f in s.deployments:
-            d = f.deployment
-            key = f"{d.form}/{d.cooling}/{d.scale_up_switch}"
-            deployments.append(
-                PeriodDeployment(
-                    form=d.form,
-                    cooling=d.cooling,
-                    scale_up_switch=d.scale_up_switch,
-                    units=d.units,
-                    bought=d.units - before.get((site_id, key), 0),
-                    racks=f.racks,
-                    chips=f.chips,
-                    it_power_kw=f.it_power_kw,
-                    capex_usd=usd(f.capex_usd),
-                )
+    for site_id, figures in sorted(ev.sites.items()):
+        s = site_section(figures, workload=False)
+        deployments = [
+            PeriodDeployment(
+                form=d.form,
+                cooling=d.cooling,
+                scale_up_switch=d.scale_up_switch,
+                units=d.units,
+                bought=d.units - before.get((site_id, d.key), 0),
+                racks=d.racks,
+                chips=d.chips,
+                it_power_kw=d.it_power_kw,
+                capex_usd=d.capex_usd,
             )
+            for d in s.deployments
+        ]
         sites[site_id] = PeriodSite(
             deployments=deployments,
-            scale_out=ScaleOut(
-                switch=fab.switch,
-                tiers=fab.tiers,
-                ports=fab.ports,
-                switches=fab.switches,
-                optics=fab.optics,
-                network_racks=fab.network_racks,
-                it_power_kw=fab.it_power_kw,
-                capex_usd=usd(s.fabric_capex_usd),
-            ),
+            scale_out=s.scale_out,
             cooling_used=s.cooling_used,
-            racks=s.compute_racks,
-            positions=s.compute_racks + fab.network_racks,
+            racks=s.racks,
+            positions=s.racks + s.scale_out.network_racks,
             it_power_kw=s.it_power_kw,
             facility_power_kw=s.facility_power_kw,
-            utilization=Utilization(**s.utilization),
+            utilization=s.utilization,
         )
     t = ev.totals
     totals = PeriodTotals(
