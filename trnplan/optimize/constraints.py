@@ -83,6 +83,7 @@ def _copper_ports(
     the site's K sum to at most its copper links (`define_fabric`), so K = min(N, copper links)."""
     k_var = prob.add_variable(f"K_{sm.tag}_{o_index}", 0, cap, pulp.LpContinuous)
     prob += lin([(k_var, 1)] + [(p, -1) for p, _t in n_terms]) <= 0, f"copper_on_{sm.tag}_{o_index}"
+    sm.extra.append(k_var)
     return k_var
 
 
@@ -117,7 +118,10 @@ def _tier_variables(
         y_o.append(y)
         n_terms.append((ports, t))
         if t > 1 and r != 1:
-            up_terms.append((_uplinks(prob, f"{sm.tag}_{o_index}_{t}", ports, cap, y, r), t))
+            up = _uplinks(prob, f"{sm.tag}_{o_index}_{t}", ports, cap, y, r)
+            if up is not ports:
+                sm.extra.append(up)
+            up_terms.append((up, t))
         rows.port_cover.append((ports, port_gbps))
     return y_o, n_terms, up_terms
 

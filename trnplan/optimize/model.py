@@ -80,6 +80,7 @@ class SiteModel:
     racks: Any = None
     total: Any = None  # T[s]
     cooling_on: dict[str, Any] = field(default_factory=dict)
+    extra: list[Any] = field(default_factory=list)  # leaf uplinks U and copper ports K, where there are any
     compute_kw: list[tuple[Any, float]] = field(default_factory=list)
     network_kw: list[tuple[Any, float]] = field(default_factory=list)
     network_rack_kw: list[tuple[Any, float]] = field(default_factory=list)  # switches + switch-side optics
