@@ -27,6 +27,7 @@ def site_variables(sm: SiteModel) -> list[Any]:
     out += [sm.optics[key] for key in sorted(sm.optics)]
     out += [sm.cooling_on[key] for key in sorted(sm.cooling_on)]
     out += [v for v in (sm.racks, sm.total) if v is not None]
+    out += sm.extras
     return out
 
 

@@ -117,7 +117,9 @@ def _tier_variables(
         y_o.append(y)
         n_terms.append((ports, t))
         if t > 1 and r != 1:
-            up_terms.append((_uplinks(prob, f"{sm.tag}_{o_index}_{t}", ports, cap, y, r), t))
+            up = _uplinks(prob, f"{sm.tag}_{o_index}_{t}", ports, cap, y, r)
+            sm.extras.append(up)
+            up_terms.append((up, t))
         rows.port_cover.append((ports, port_gbps))
     return y_o, n_terms, up_terms
 
@@ -169,6 +171,7 @@ def define_switch_type(
     switch_optics = port_pairs
     if any(o_.copper_links for o_ in sm.options):
         k_var = _copper_ports(prob, sm, o_index, n_terms, max_ports)
+        sm.extras.append(k_var)
         rows.copper_split.append((k_var, 1))
         switch_optics = [*port_pairs, (k_var, -1.0)]
     optic_pairs = switch_optics + [(e_var, 1)]
