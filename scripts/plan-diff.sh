@@ -8,6 +8,11 @@
 # library and writes OUT (default plan-diff.md) with a single <!-- trnplan-diff --> marker at the top.
 # Extra arguments after OUT go to plan_diff.py (e.g. --guardrail 'tco>+5%' --json plan-diff.json).
 # When planning fails, OUT still explains why (so the PR hears about it) and the script exits non-zero.
+#
+# With PLAN_DIFF_REPORTS=DIR set, each re-planned plan whose file differs from BASE_REV's (or that is new)
+# is also rendered by `trnplan report` into DIR/SCENARIO.html, and DIR/changed.txt names those plans, one
+# a line (CI uploads DIR as an artifact). A report that cannot be made (say, without the trnplan[report]
+# extra) is a warning on stderr, never a failed diff.
 set -euo pipefail
 
 if [[ $# -lt 1 || "$1" == -* ]]; then
@@ -54,4 +59,23 @@ if [[ $status -ne 0 ]]; then
     exit "$status"
 fi
 
-"$python" "$here/plan_diff.py" "$base_rev" --fresh "$tmp" --out "$out" "$@"
+diff_status=0
+"$python" "$here/plan_diff.py" "$base_rev" --fresh "$tmp" --out "$out" "$@" || diff_status=$?
+
+reports="${PLAN_DIFF_REPORTS:-}"
+if [[ -n "$reports" ]]; then
+    mkdir -p "$reports"
+    : >"$reports/changed.txt"
+    for plan in "$tmp"/*.yaml; do
+        [[ -e "$plan" ]] || continue
+        name="$(basename "$plan")"
+        if git show "${base_rev}:plans/${name}" 2>/dev/null | cmp -s - "$plan"; then
+            continue  # the same bytes as at the base: no report
+        fi
+        echo "$name" >>"$reports/changed.txt"
+        "${trnplan[@]}" report "$plan" --out "$reports/${name%.yaml}.html" \
+            || echo "plan-diff: no report of $name (trnplan report exited $?)" >&2
+    done
+    echo "plan-diff: $(grep -c . "$reports/changed.txt" || true) changed plans, reports in $reports" >&2
+fi
+exit "$diff_status"

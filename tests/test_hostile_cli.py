@@ -257,7 +257,8 @@ def hostile_plans(good: str) -> dict[str, tuple[bytes, str]]:
         ),
         "phased format without periods": (
             good.replace("trnplan-plan/1", "trnplan-plan/2").encode(),
-            r"FILE:1:1: malformed or truncated plan file: .*periods exactly when its format is trnplan-plan/2",
+            r"FILE:1:1: malformed or truncated plan file: .*periods exactly when its format is "
+            r"trnplan-plan/2",
         ),
         "format not text": (b"format: [trnplan-plan/1]\n", r"FILE: not a trnplan plan file"),
         "missing fields": (b"format: trnplan-plan/1\nscenario: s\n", r"FILE:1:1: malformed"),

@@ -60,8 +60,13 @@ def test_a_purchase_is_charged_only_for_the_rest_of_the_window() -> None:
     assert plan.periods is not None
     assert [p.totals.capex_bought_usd for p in plan.periods] == [162_000, 161_000]
     priced = [(line.period, line.category) for line in plan.bom if line.extended_usd]
-    assert priced == [("2026-01", "chips"), ("2026-01", "rack"), ("2026-01", "scale_out"), ("2027-01", "chips"),
-                      ("2027-01", "rack")]
+    assert priced == [
+        ("2026-01", "chips"),
+        ("2026-01", "rack"),
+        ("2026-01", "scale_out"),
+        ("2027-01", "chips"),
+        ("2027-01", "rack"),
+    ]
     assert_usd(sum(line.extended_usd for line in plan.bom), plan.totals.capex_usd)
 
 
@@ -143,3 +148,15 @@ def test_demand_without_an_entry_keeps_the_previous_periods() -> None:
     assert plan.periods is not None
     assert [p.totals.chips for p in plan.periods] == [16, 16, 16]
     assert [p.years for p in plan.periods] == [0.5, 0.5, 1.0]
+
+
+def test_max_perf_over_periods_counts_pflop_years() -> None:
+    """max_perf within a $400,000 capex budget: PFLOP-years, the unit says so. Two liq16 (32 PFLOPs) bought
+    in 2026-01 serve 2 years: 64 PFLOP-years (buying later serves fewer years for the same capex)."""
+    data = phased({})
+    data["scenarios"]["s"].update({"objective": "max_perf", "budget": {"capex_usd": 400_000}})
+    plan = solve(data)
+    assert plan.objective is not None
+    assert plan.objective.unit == "FP8 PFLOP-years"
+    assert plan.objective.value == pytest.approx(64.0)
+    assert plan.totals.fp8_pflop_years == pytest.approx(64.0)

@@ -26,7 +26,13 @@ from trnplan.testkit.builders import catalog_from_dict
 from trnplan.testkit.phased_oracle import best_phased_plan
 
 EXAMPLES = int(os.environ.get("TRNPLAN_PHASED_EXAMPLES", "300"))
-PERIODS = [["2026-01", "2026-07"], ["2026-01", "2027-01"], ["2026-01", "2026-07", "2027-01"]]
+PERIODS = [
+    ["2026-01", "2026-07"],
+    ["2026-01", "2027-01"],
+    ["2026-01", "2026-07", "2027-01"],
+    ["2026-01", "2026-02", "2026-07"],  # a one-month period: lengths the plan file rounds
+    ["2026-01", "2026-06"],
+]
 
 
 def _ramp(draw: st.DrawFn, demand: dict[str, Any], periods: list[str]) -> dict[str, Any]:

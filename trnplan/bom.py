@@ -30,6 +30,12 @@ class Bom:
     lines: list[BomLine]
     total_usd: float
     capex_usd: float
+    periods: list[str] | None = None
+    """A phased plan's period starts: its BOM is the purchase schedule, lines sorted by period first."""
+
+    @property
+    def phased(self) -> bool:
+        return self.periods is not None
 
     def share(self, line: BomLine) -> float:
         """The line's share of capex, to six decimals: extended_usd / capex_usd (0 when capex is 0)."""
@@ -43,6 +49,11 @@ class Bom:
     def by_category(self) -> dict[str, float]:
         """Subtotal per category over all sites, summed in cents."""
         return _subtotals(self.lines, lambda line: line.category)
+
+    def by_period(self) -> dict[str, float]:
+        """A purchase schedule's subtotal per period (each period of the plan, 0 when it buys nothing)."""
+        bought = _subtotals(self.lines, lambda line: line.period or "")
+        return {**dict.fromkeys(self.periods or [], 0.0), **bought}
 
 
 def _subtotals(lines: list[BomLine], key: Callable[[BomLine], str]) -> dict[str, float]:
@@ -71,7 +82,8 @@ def build_bom(plan: Plan) -> Bom:
                 f"{where_plan}: bom[{i}] ({line.item}): {line.quantity:g} x ${line.unit_usd:,.2f} is not the "
                 f"extended ${line.extended_usd:,.2f}; the plan file is corrupt"
             )
-    lines = sorted(plan.bom, key=lambda ln: (ln.site, ln.category, ln.item, ln.unit_usd, ln.quantity))
+    lines = sorted(plan.bom, key=lambda ln: (ln.period or "", ln.site, ln.category, ln.item, ln.unit_usd,
+                                             ln.quantity))
     total_cents = sum(cents(line.extended_usd) for line in lines)
     capex_cents = cents(plan.totals.capex_usd)
     if bom_capex_problem(lines, plan.totals.capex_usd) is not None:
@@ -79,21 +91,26 @@ def build_bom(plan: Plan) -> Bom:
             f"{where_plan}: BOM lines sum to ${total_cents / 100:,.2f} but totals.capex_usd is "
             f"${capex_cents / 100:,.2f}; the plan file is corrupt or was edited by hand (re-plan it)"
         )
-    return Bom(scenario=plan.scenario, lines=lines, total_usd=total_cents / 100, capex_usd=capex_cents / 100)
+    periods = [p.start for p in plan.periods] if plan.periods is not None else None
+    return Bom(scenario=plan.scenario, lines=lines, total_usd=total_cents / 100, capex_usd=capex_cents / 100,
+               periods=periods)
 
 
 # --- output --------------------------------------------------------------------------------------
 
 
 def bom_to_csv(bom: Bom) -> str:
-    """One row per line, header `site,category,item,quantity,unit_usd,extended_usd,share,it_kw`, no total row
-    (the total is the plan's capex; summing extended_usd gives it). Numbers read back exactly with float()."""
+    """One row per line, header `site,category,item,quantity,unit_usd,extended_usd,share,it_kw` (a purchase
+    schedule's led by `period`), no total row (the total is the plan's capex; summing extended_usd gives
+    it). Numbers read back exactly with float()."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
+    lead = ["period"] if bom.phased else []
+    writer.writerow([*lead, *CSV_FIELDS])
     for line in bom.lines:
         writer.writerow(
             [
+                *([line.period or ""] if bom.phased else []),
                 line.site,
                 line.category,
                 line.item,
@@ -109,16 +126,23 @@ def bom_to_csv(bom: Bom) -> str:
 
 def bom_to_dict(bom: Bom) -> dict[str, Any]:
     """The JSON form: format, scenario, lines (each with its share), total_usd, capex_usd and subtotals by
-    site and category."""
-    return {
+    site and category; a purchase schedule's lines name their period, and it has subtotals by period."""
+    lines = [
+        {**line.model_dump(exclude=None if bom.phased else {"period"}), "share": bom.share(line)}
+        for line in bom.lines
+    ]
+    data: dict[str, Any] = {
         "format": BOM_FORMAT,
         "scenario": bom.scenario,
-        "lines": [{**line.model_dump(), "share": bom.share(line)} for line in bom.lines],
+        "lines": lines,
         "total_usd": bom.total_usd,
         "capex_usd": bom.capex_usd,
         "by_site": bom.by_site(),
         "by_category": bom.by_category(),
     }
+    if bom.phased:
+        data["by_period"] = bom.by_period()
+    return data
 
 
 def bom_to_json(bom: Bom) -> str:
@@ -178,6 +202,8 @@ def _site_rows(site: str, site_lines: list[BomLine], total: float) -> list[str]:
 def bom_to_markdown(bom: Bom) -> str:
     """A GFM table of the lines with a subtotal per site and category (when it has several lines), per site,
     and the total; then a table by category over all sites."""
+    if bom.phased:
+        return _schedule_markdown(bom)
     total = bom.total_usd
     out = [
         f"### Bill of materials: `{bom.scenario}`",
@@ -197,4 +223,40 @@ def bom_to_markdown(bom: Bom) -> str:
         out.append(_row(_cell(category), usd_text(usd), _share_text(usd, total)))
     out.append(_row("**total**", f"**{usd_text(total)}**", all_share))
     out += ["", f"Total equals the plan's capex: {usd_text(bom.capex_usd)}."]
+    return "\n".join(out) + "\n"
+
+
+def _schedule_markdown(bom: Bom) -> str:
+    """A purchase schedule as GFM: the lines by period, site and category with a subtotal per period and
+    the total; then what each period buys, and the categories over the window."""
+    total = bom.total_usd
+    all_share = "100.0%" if total else ""
+    out = [
+        f"### Purchase schedule: `{bom.scenario}`",
+        "",
+        _row("Period", "Site", "Category", "Item", "Quantity", "Unit USD", "Extended USD", "Share"),
+        "|---|---|---|---|--:|--:|--:|--:|",
+    ]
+    by_period: dict[str, list[BomLine]] = defaultdict(list)
+    for line in bom.lines:
+        by_period[line.period or ""].append(line)
+    for period in sorted(by_period):
+        for line in by_period[period]:
+            out.append(
+                _row(period, _cell(line.site), _cell(line.category), _cell(line.item),
+                     quantity_text(line.quantity), usd_text(line.unit_usd), usd_text(line.extended_usd),
+                     _share_text(line.extended_usd, total))
+            )
+        sub = sum(cents(line.extended_usd) for line in by_period[period]) / 100
+        out.append(_row(f"**{period}**", "", "", "**period subtotal**", "", "", f"**{usd_text(sub)}**",
+                        _share_text(sub, total)))
+    out.append(_row("**total**", "", "", "", "", "", f"**{usd_text(total)}**", all_share))
+    out += ["", _row("Period", "Bought USD", "Share"), "|---|--:|--:|"]
+    for period, usd in bom.by_period().items():
+        out.append(_row(period, usd_text(usd), _share_text(usd, total)))
+    out += ["", _row("Category", "USD", "Share"), "|---|--:|--:|"]
+    for category, usd in bom.by_category().items():
+        out.append(_row(_cell(category), usd_text(usd), _share_text(usd, total)))
+    out.append(_row("**total**", f"**{usd_text(total)}**", all_share))
+    out += ["", f"Total equals the plan's capex, everything bought in the window: {usd_text(bom.capex_usd)}."]
     return "\n".join(out) + "\n"

@@ -365,6 +365,19 @@ MODELS: dict[str, type[Provenance]] = {
 }
 
 
+def spec_form(entity: Spec) -> dict[str, Any]:
+    """An entity's fields as its spec writes them (JSON types): a site's schedules in their fields, a phased
+    scenario's demand by month."""
+    data = entity.model_dump(mode="json")
+    if isinstance(entity, Site):
+        data.update(data.pop("schedules"))
+    if isinstance(entity, Scenario):
+        by_month = data.pop("demand_by_month")
+        if by_month:
+            data["demand"] = by_month
+    return data
+
+
 def catalog_entity(kind: str, value: Any) -> Any:
     """A validated spec model as the catalog holds it: sites and scenarios read from their spec form."""
     if isinstance(value, SiteSpec) and not isinstance(value, Site):
@@ -440,61 +453,12 @@ def check_month(value: str) -> bool:
     return re.fullmatch(MONTH_PATTERN.rstrip("$"), value) is not None
 
 
-DIGEST_DEFAULTS: dict[str, Any] = {
-    "endpoint_links": "optics",
-    "copper_usd": 0.0,
-    "copper_w": 0.0,
-    "plant_usd_per_kw": 0.0,
-    "ownership": "colocation",
-    "build_usd_per_mw": 0.0,
-    "oversubscription": 1.0,
-    "rack_usd": 0.0,
-}
-"""Fields of the second version (ownership, plant, copper, oversubscription, network rack kits) whose
-defaults keep the first version's model: at their default they digest as before they existed."""
-
-
-def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
-    """sha256 of the resolved specs a scenario can use: it, its sites, every chip, form, switch, cooling."""
-    import hashlib
-    import json
-
-    scenario = catalog.scenarios[scenario_id]
-    provenance = set(PROVENANCE)  # citations and ranges change no figure, so they change no digest
-
-    def dump(entity: Spec) -> dict[str, Any]:
-        data = entity.model_dump(mode="json", exclude=provenance)
-        demand = data.get("demand")
-        if isinstance(demand, dict):
-            for key in ("at_most", "effective_fp8_pflops"):
-                if demand.get(key) is None:
-                    demand.pop(key, None)  # an extension left out digests as it did before it existed
-        for key, empty in (("workload", None), ("periods", None), ("demand_by_month", {}), ("schedules", {})):
-            if key in data and data[key] == empty:
-                data.pop(key)  # an extension left out digests as it did before it existed
-        for part in (data, data.get("fabric")):
-            for key, default in DIGEST_DEFAULTS.items():
-                if isinstance(part, dict) and key in part and part[key] == default:
-                    part.pop(key)
-        return data
-
-    doc = {
-        "scenario": {scenario_id: dump(scenario)},
-        "sites": {s: dump(catalog.sites[s]) for s in sorted(scenario.sites)},
-        **{
-            kind: {k: dump(v) for k, v in sorted(catalog.of(kind).items())}
-            for kind in ("chips", "forms", "switches", "cooling")
-        },
-    }
-    if scenario.workload is not None and scenario.workload in catalog.workloads:
-        doc["workloads"] = {scenario.workload: dump(catalog.workloads[scenario.workload])}
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-
-
+# The digest of what a scenario can use lives in `trnplan.digest` (imported here: its home for callers).
 # The figures derived from entities live beside them, in `trnplan.derived` (imported here: their home for
 # callers, and this module stays about its entities).
 from trnplan.derived import DERIVED as DERIVED  # noqa: E402
 from trnplan.derived import chip_derived as chip_derived  # noqa: E402
 from trnplan.derived import form_derived as form_derived  # noqa: E402
 from trnplan.derived import rack_it_kw as rack_it_kw  # noqa: E402
+from trnplan.digest import DIGEST_DEFAULTS as DIGEST_DEFAULTS  # noqa: E402
+from trnplan.digest import inputs_digest as inputs_digest  # noqa: E402

@@ -354,7 +354,7 @@ def _print_drift(drift: Drift, scenario_id: str, rerun: str = "") -> None:
     if state is DriftState.MISSING:
         emit(f"{path}: missing (drift); {advice}")
     elif state is DriftState.UP_TO_DATE:
-        emit(f"{path}: up to date")
+        emit(f"{path}: up to date" + "".join(f" ({span})" for span in drift.periods))
     elif state is DriftState.UNREADABLE:
         echo_err(f"error: {drift.error}")
         echo_err(f"{path}: not checked; fix or delete it, then run `{command}`")
@@ -365,6 +365,8 @@ def _print_drift(drift: Drift, scenario_id: str, rerun: str = "") -> None:
         emit(f"{path}: up to date (the same plan; only the recorded inputs differ)")
     else:
         emit(f"{path}: out of date (drift); {advice}")
+        for line in drift.periods:
+            emit(f"  {line}")
         for line in drift.diff[:MAX_DRIFT_LINES]:
             emit(line)
         if len(drift.diff) > MAX_DRIFT_LINES:

@@ -86,14 +86,14 @@ def show(
 
 def catalog_items(catalog: Catalog, kind: str) -> list[Any]:
     """One object per entity of a kind, sorted by id: id, spec fields and `derived`, in canonical numbers."""
-    from trnplan.catalog import DERIVED
+    from trnplan.catalog import DERIVED, spec_form
     from trnplan.numbers import canon
 
     derive = DERIVED.get(kind)
     items = [
         {
             "id": entity_id,
-            **entity.model_dump(mode="json"),
+            **spec_form(entity),
             "derived": derive(entity, catalog) if derive else {},
         }
         for entity_id, entity in sorted(catalog.of(kind).items())

@@ -72,6 +72,8 @@ WORKLOAD_OBJECTIVE_UNITS = {
 
 
 def objective_unit(kind: str, totals: Totals) -> str:
-    """The unit of a plan's objective: in effective FP8 PFLOPs when its totals state them (a workload)."""
+    """The unit of a plan's objective: in effective FP8 PFLOPs when its totals state them (a workload);
+    PFLOP-years in a phased plan."""
     units = OBJECTIVE_UNITS if totals.effective_fp8_pflops is None else WORKLOAD_OBJECTIVE_UNITS
-    return units[kind]
+    unit = units[kind]
+    return unit.replace("PFLOPs", "PFLOP-years") if totals.fp8_pflop_years is not None else unit

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from trnplan.diff.model import PlanDiff
+from trnplan.diff.periods import periods_to_dict
 from trnplan.numbers import canon
 
 DIFF_FORMAT = "trnplan-diff/1"
@@ -56,6 +57,8 @@ def diff_to_dict(d: PlanDiff) -> dict[str, Any]:
         "notes": d.notes,
         "inputs": [{"name": c.name, "old": c.old, "new": c.new} for c in d.inputs],
     }
+    if d.periods is not None:
+        data["periods"] = periods_to_dict(d.periods)
     out: dict[str, Any] = canon(data)
     return out
 

@@ -3,10 +3,14 @@ trimmed to fit GitHub's comment limit without ever cutting the headline, the sum
 
 from __future__ import annotations
 
+import math
+import re
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from trnplan.diff.model import DEPLOYMENT_FIELDS, MONEY_METRICS, MetricDelta, PlanDiff, metric_label
+from trnplan.diff.periods import mw_chart, period_section, period_summary_lines
 from trnplan.numbers import money_short, plain, signed
 
 MARKER = "<!-- trnplan-diff -->"
@@ -15,7 +19,7 @@ TRIMMED_NOTE = (
     "*Note: details trimmed to fit {max_chars:,} characters; run `trnplan diff --format json` "
     "for the full diff.*"
 )
-TRIM_ORDER = ("bom", "deployments", "choices", "attribution")
+TRIM_ORDER = ("bom", "periods", "deployments", "choices", "attribution")
 """Detail tables in the order they give up rows: the largest, least decisive first."""
 
 
@@ -221,6 +225,7 @@ def _sections(d: PlanDiff, notes: list[str]) -> dict[str, _Section]:
     """The detail tables that have rows, in the order the comment shows them."""
     candidates = {
         "choices": _choices_section(d),
+        "periods": _Section(*section) if (section := period_section(d)) else None,
         "deployments": _deployments_section(d),
         "bom": _bom_section(d),
         "attribution": _attribution_section(d),
@@ -245,6 +250,58 @@ def _provenance(d: PlanDiff) -> list[str]:
     ]
 
 
+# --- the capex chart (Mermaid, which GitHub draws) --------------------------------------------------
+
+CHART_MAX_CATEGORIES = 16
+_CHART_UNITS = ((1e9, "$B"), (1e6, "$M"), (1e3, "$K"), (1.0, "$"))
+
+
+def _chart_label(category: str) -> str:
+    """A category as a Mermaid axis label: no quotes, brackets or backticks that could end it (or the
+    code block), at most 24 characters."""
+    return re.sub(r"[^A-Za-z0-9 _./+-]", "", category)[:24].strip() or "?"
+
+
+def _axis_end(top: float) -> str:
+    """The axis end just above `top`, at two significant figures: 512 -> 520, 5.4 -> 5.5."""
+    step = 10 ** (math.floor(math.log10(top)) - 1)
+    return f"{(math.floor(top / step) + 1) * step:.4g}"
+
+
+def capex_changes(d: PlanDiff) -> list[tuple[str, float]]:
+    """(category, capex change in USD) per BOM category whose capex changed, summed in cents, sorted by
+    category."""
+    change: dict[str, int] = defaultdict(int)
+    for b in d.bom:
+        change[b.category] += round(b.delta_usd * 100)
+    return [(c, change[c] / 100) for c in sorted(change) if change[c]]
+
+
+def capex_chart(d: PlanDiff) -> str:
+    """A Mermaid bar chart of the capex change by category, as a fenced block; '' when no category's capex
+    changed. A bar is the size of the change and its label carries the sign (`chips +512`): Mermaid's
+    bars grow from the axis, so bars below zero (or a second series for them) would not read right."""
+    changes = capex_changes(d)[:CHART_MAX_CATEGORIES]
+    if not changes:
+        return ""
+    top = max(abs(v) for _, v in changes)
+    div, unit = next((div, unit) for div, unit in _CHART_UNITS if top >= div or div == 1.0)
+
+    sizes = [f"{abs(v) / div:.3g}" for _, v in changes]
+    labels = ", ".join(f'"{_chart_label(c)} {"+" if v > 0 else "-"}{size}"'
+                       for (c, v), size in zip(changes, sizes, strict=True))
+    return "\n".join([
+        "```mermaid",
+        '%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#1f77b4"}}}}%%',
+        "xychart-beta horizontal",
+        f'    title "Capex change by category, {unit} (the sign in the label)"',
+        f"    x-axis [{labels}]",
+        f'    y-axis "{unit}" 0 --> {_axis_end(top / div)}',
+        f"    bar [{', '.join(sizes)}]",
+        "```",
+    ])
+
+
 # --- the comment, trimmed to fit --------------------------------------------------------------------
 
 
@@ -257,10 +314,12 @@ class _Layout:
     sections: dict[str, _Section]
     keep: dict[str, int]
     note: str = ""
+    chart: str = ""
 
     def text(self) -> str:
         parts = [self.head, *([self.note] if self.note else [])]
         parts += [s.text(self.keep[name]) for name, s in self.sections.items()]
+        parts += [self.chart] if self.chart else []  # below the details, which GitHub shows folded
         parts.append(self.tail)
         return "\n\n".join(parts) + "\n"
 
@@ -292,8 +351,8 @@ def _trim(layout: _Layout, name: str, max_chars: int) -> bool:
 
 
 def _fit(layout: _Layout, max_chars: int) -> str:
-    """The whole comment if it fits; else tables trimmed in TRIM_ORDER until it does; else only what may
-    never be cut."""
+    """The whole comment if it fits; else tables trimmed in TRIM_ORDER until it does; else without the
+    chart; else only what may never be cut."""
     text = layout.text()
     if len(text) <= max_chars:
         return text
@@ -301,6 +360,7 @@ def _fit(layout: _Layout, max_chars: int) -> str:
     for name in TRIM_ORDER:
         if name in layout.sections and _trim(layout, name, max_chars):
             return layout.text()
+    layout.chart = ""
     text = layout.text()
     if len(text) <= max_chars:
         return text
@@ -353,11 +413,12 @@ def diff_to_markdown(
 ) -> str:
     """A pull-request comment: the marker, a TCO headline, the guardrails breached, what input changed and
     the summary table first, then collapsible details (choices, deployments, BOM lines, TCO by category),
+    a Mermaid chart of the capex change by category,
     both plans' digests and solvers, and a last line `Plan: N to add, N to change, N to remove.`
 
-    Over `max_chars`, detail rows are trimmed (BOM lines first, then deployments, choices, attribution)
-    and the comment says so; the headline, summary and last line are never cut. Two identical plans are
-    one line, `` `s`: no changes. ``
+    Over `max_chars`, detail rows are trimmed (BOM lines first, then deployments, choices, attribution),
+    then the chart is left out, and the comment says so; the headline, summary and last line are never
+    cut. Two identical plans are one line, `` `s`: no changes. ``
     """
     title = f"{heading} Plan diff: `{_cell(d.scenario or '?')}`"
     top = [MARKER] if marker else []
@@ -368,9 +429,10 @@ def diff_to_markdown(
     sections = _sections(d, notes)
     lead = [headline(d), "", *([*extra, ""] if extra else [])]
     layout = _Layout(
-        head="\n".join([*top, title, "", *lead, *_summary_table(d)]),
+        head="\n".join([*top, title, "", *lead, *_summary_table(d), *period_summary_lines(d)]),
         tail="\n".join([*_provenance(d), "", plan_line(d)]),
         sections=sections,
         keep={name: len(s.rows) for name, s in sections.items()},
+        chart="\n\n".join(c for c in (capex_chart(d), mw_chart(d)) if c),
     )
     return _fit(layout, max_chars)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from trnplan.diff.periods import PeriodsDiff, diff_periods, phased_capex_weights, phased_opex_cents
 from trnplan.numbers import canon_float, cents
 from trnplan.plan.model import DeploymentRow, Inputs, Plan, SolverInfo
 
@@ -157,6 +158,7 @@ class PlanDiff:
     scenario: str = ""
     notes: list[str] = field(default_factory=list)
     inputs: list[InputChange] = field(default_factory=list)
+    periods: PeriodsDiff | None = None  # when either plan is phased
 
     def counts(self) -> dict[str, int]:
         """Deployments to add, change and remove (the `Plan: ...` line)."""
@@ -355,21 +357,22 @@ def tco_parts_cents(plan: Plan) -> dict[str, int] | None:
     to their capex.
     """
     tco = cents(plan.totals.tco_usd)
-    capex_by_category: dict[str, int] = defaultdict(int)
-    for line in plan.bom:
-        capex_by_category[line.category] += cents(line.extended_usd)
+    capex_by_category = _capex_cents(plan)
     if tco == 0 and not plan.bom:
         return {c: 0 for c in OPEX_CATEGORIES}
     energy, colocation = plan.totals.energy_usd_per_year, plan.totals.colocation_usd_per_year
     years = _horizon_years(plan)
     if energy is None or colocation is None or years is None:
         return None
-    opex = {"energy": round(years * cents(energy)), "colocation": round(years * cents(colocation))}
+    opex = phased_opex_cents(plan) if plan.periods is not None else None
+    opex = opex or {"energy": round(years * cents(energy)), "colocation": round(years * cents(colocation))}
     capex_part = tco - opex["energy"] - opex["colocation"]
     return {**_split(capex_part, dict(capex_by_category)), **opex}
 
 
 def _capex_cents(plan: Plan) -> dict[str, int]:
+    if plan.periods is not None:
+        return phased_capex_weights(plan)
     out: dict[str, int] = defaultdict(int)
     for line in plan.bom:
         out[line.category] += cents(line.extended_usd)
@@ -438,7 +441,6 @@ def _inputs(base: Plan, head: Plan) -> list[InputChange]:
     return [InputChange(n, old.get(n), new.get(n)) for n in names if old.get(n) != new.get(n)]
 
 
-
 def _both_and_differ(a: object, b: object) -> bool:
     """Both sides state something (non-empty), and not the same thing."""
     return bool(a) and bool(b) and a != b
@@ -473,7 +475,9 @@ def diff_plans(base: Plan, head: Plan, base_label: str = "base", head_label: str
     deployments = _deployments(base, head)
     bom = _bom(base, head)
     attribution = _attribution(base, head)
-    different = bool(choices or deployments or bom or any(m.delta != 0 for m in summary))
+    periods = diff_periods(base, head)
+    changed = any(m.delta != 0 for m in summary) or (periods is not None and periods.different)
+    different = bool(choices or deployments or bom or changed)
     return PlanDiff(
         base_label=base_label,
         head_label=head_label,
@@ -488,6 +492,7 @@ def diff_plans(base: Plan, head: Plan, base_label: str = "base", head_label: str
         bom=bom,
         attribution=attribution or [],
         scenario=head.scenario if head.sites or not base.sites else base.scenario,
-        notes=_notes(base, head, different, attribution is not None),
+        notes=_notes(base, head, different, attribution is not None) + (periods.notes() if periods else []),
         inputs=_inputs(base, head),
+        periods=periods,
     )

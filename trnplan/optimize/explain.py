@@ -38,9 +38,11 @@ def _slack_lines(model: Model) -> list[str]:
         if value <= TOL * max(1.0, slack.limit):
             continue
         amount = value / slack.per
+        if _fmt(amount, slack.unit) == _fmt(0.0, slack.unit):
+            continue  # a relaxation too small to state
         if slack.shortfall:
             lines.append(
-                f"demand for {_fmt(slack.limit, slack.unit)} cannot be met by any allowed option "
+                f"{slack.label} for {_fmt(slack.limit, slack.unit)} cannot be met by any allowed option "
                 f"({_fmt(amount, slack.unit)} short)"
             )
         else:

@@ -284,9 +284,7 @@ def _economics_self_problems(plan: Plan) -> list[Mismatch]:
             )
         )
     if plan.periods is not None:
-        from trnplan.plan.phased import phased_self_problems
-
-        return problems + phased_self_problems(plan)
+        return problems  # the window's TCO and per-hour figures: `phased_self_problems`
     tco = totals.tco_usd
     if totals.energy_usd_per_year is not None and totals.colocation_usd_per_year is not None:
         expected = totals.capex_usd * economics.tco_per_capex_usd + years * (
@@ -380,5 +378,9 @@ def self_check(plan: Plan) -> list[Mismatch]:
     problems += _totals_self_problems(plan)
     problems += _effective_self_problems(plan)
     problems += _economics_self_problems(plan)
+    if plan.periods is not None:
+        from trnplan.plan.phased import phased_self_problems
+
+        problems += phased_self_problems(plan)
     problems += _objective_self_problems(plan)
     return problems

@@ -10,7 +10,7 @@ from trnplan.catalog import HOURS_PER_YEAR, Catalog
 from trnplan.costs import Deployment
 from trnplan.costs.phased import PeriodFigures, PhasedEvaluation, evaluate_phased
 from trnplan.numbers import canon, usd
-from trnplan.periods import periods_of
+from trnplan.periods import month_index, periods_of
 from trnplan.plan.consistency import Mismatch
 from trnplan.plan.model import (
     PeriodDeployment,
@@ -192,9 +192,11 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
     """A phased plan against itself: units never fall and `bought` is their growth; each period's bought
     capex is its BOM lines' and its installed capex the sum so far; TCO and per-hour figures follow the
     periods (design.md: sum over p of L_p (C_p x CRF + opex_p), PFLOP-hours over the window)."""
-    assert plan.periods is not None
+    if not plan.periods:
+        return [Mismatch(("periods",), "a phased plan has at least one period")]
     problems: list[Mismatch] = []
     before: dict[tuple[str, str], int] = {}
+    switch_of: dict[str, str] = {}
     installed = 0
     for i, p in enumerate(plan.periods):
         now = {}
@@ -217,20 +219,33 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
                 )
             )
         before = now
+        problems += _period_sums(i, p)
+        for site, s_ in sorted(p.sites.items()):
+            first = switch_of.setdefault(site, s_.scale_out.switch)
+            if s_.scale_out.switch != first:
+                problems.append(
+                    Mismatch(
+                        ("periods", i, "sites", site, "scale_out", "switch"),
+                        f"periods.{i}: {site} uses scale-out switch {s_.scale_out.switch}, not {first} as "
+                        "before (one type per site over the window)",
+                    )
+                )
         lines = sum(round(line.extended_usd * 100) for line in plan.bom if line.period == p.start)
         installed += lines
         if round(p.totals.capex_bought_usd * 100) != lines:
             problems.append(
                 Mismatch(
                     ("periods", i, "totals", "capex_bought_usd"),
-                    f"periods.{i}.totals.capex_bought_usd is {p.totals.capex_bought_usd} but its BOM lines sum to {lines / 100:.2f}",
+                    f"periods.{i}.totals.capex_bought_usd is {p.totals.capex_bought_usd} but its BOM lines "
+                    f"sum to {lines / 100:.2f}",
                 )
             )
         if round(p.totals.capex_usd * 100) != installed:
             problems.append(
                 Mismatch(
                     ("periods", i, "totals", "capex_usd"),
-                    f"periods.{i}.totals.capex_usd is {p.totals.capex_usd} but what was bought so far is {installed / 100:.2f}",
+                    f"periods.{i}.totals.capex_usd is {p.totals.capex_usd} but what was bought so far is "
+                    f"{installed / 100:.2f}",
                 )
             )
     starts = {p.start for p in plan.periods}
@@ -242,20 +257,88 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
                     f"bom line {k + 1} is bought in {line.period}, not a period of the plan",
                 )
             )
-    return problems + _window_money_problems(plan)
+    return problems + _last_is_installed(plan) + _window_money_problems(plan)
+
+
+def _period_sums(i: int, p: PlanPeriod) -> list[Mismatch]:
+    """A period's sites add up to their deployments and fabric, and its totals to its sites."""
+    from trnplan.plan.consistency import _sum_mismatch
+
+    at: tuple[str | int, ...] = ("periods", i)
+    problems = []
+    for site, s in sorted(p.sites.items()):
+        where = (*at, "sites", site)
+        racks = sum(d.racks for d in s.deployments)
+        problems += _sum_mismatch((*where, "racks"), s.racks, racks, "its deployments", 0)
+        problems += _sum_mismatch(
+            (*where, "positions"),
+            s.positions,
+            racks + s.scale_out.network_racks,
+            "its racks and network racks",
+            0,
+        )
+        it_kw = sum(d.it_power_kw for d in s.deployments) + s.scale_out.it_power_kw
+        problems += _sum_mismatch(
+            (*where, "it_power_kw"), s.it_power_kw, it_kw, "its deployments and fabric", 0.011
+        )
+    sites = list(p.sites.values())
+    deps = [d for s in sites for d in s.deployments]
+    t = p.totals
+    for key, parts, what, tol in (
+        ("chips", sum(d.chips for d in deps), "deployments", 0.0),
+        ("units", sum(d.units for d in deps), "deployments", 0.0),
+        ("racks", sum(s.racks for s in sites), "sites", 0.0),
+        ("network_racks", sum(s.scale_out.network_racks for s in sites), "sites", 0.0),
+        ("it_power_kw", sum(s.it_power_kw for s in sites), "sites", 0.011),
+        ("facility_power_kw", sum(s.facility_power_kw for s in sites), "sites", 0.011),
+    ):
+        problems += _sum_mismatch((*at, "totals", key), float(getattr(t, key)), parts, f"its {what}", tol)
+    return problems
+
+
+def _last_is_installed(plan: Plan) -> list[Mismatch]:
+    """The plan's `sites` are its last period's installed base."""
+    assert plan.periods
+    last = plan.periods[-1]
+    stated = {(site, d.key): d.units for site, s in plan.sites.items() for d in s.deployments}
+    installed = {(site, d.key): d.units for site, s in last.sites.items() for d in s.deployments}
+    if stated == installed:
+        return []
+    return [Mismatch(("sites",), "sites are not the last period's installed base (periods.-1.sites)")]
+
+
+def exact_years(starts: list[str], horizon_years: float) -> list[float]:
+    """Each period's length in years from the period starts and the window (the file rounds `years`)."""
+    months = [month_index(m) for m in starts]
+    ends = months[1:] + [months[0] + round(12 * horizon_years)]
+    return [(b - a) / 12 for a, b in zip(months, ends, strict=True)]
 
 
 def _window_money_problems(plan: Plan) -> list[Mismatch]:
-    assert plan.periods is not None and plan.economics is not None
+    assert plan.periods is not None
+    if plan.economics is None:
+        return [Mismatch(("economics",), "a phased plan states its economics (the window's money terms)")]
     e, t = plan.economics, plan.totals
-    tco = sum(p.years * (p.totals.capex_usd * e.crf + p.totals.opex_usd_per_year) for p in plan.periods)
-    problems = []
+    years = exact_years([p.start for p in plan.periods], e.horizon_years)
+    problems = [
+        Mismatch(
+            ("periods", i, "years"), f"periods.{i}.years is {p.years} but its start and the next give {y:.6f}"
+        )
+        for i, (p, y) in enumerate(zip(plan.periods, years, strict=True))
+        if not math.isclose(p.years, y, abs_tol=1e-6)
+    ]
+    if problems:
+        return problems
+    tco = sum(
+        y * (p.totals.capex_usd * e.crf + p.totals.opex_usd_per_year)
+        for p, y in zip(plan.periods, years, strict=True)
+    )
     if abs(t.tco_usd - tco) > 1.0 + 1e-9 * abs(tco):
         problems.append(
             Mismatch(("totals", "tco_usd"), f"tco_usd is ${t.tco_usd:,.2f} but the periods give ${tco:,.2f}")
         )
-    pflop_years = sum(p.years * p.totals.fp8_pflops for p in plan.periods)
-    chip_years = sum(p.years * p.totals.chips for p in plan.periods)
+    pflop_years = sum(y * p.totals.fp8_pflops for p, y in zip(plan.periods, years, strict=True))
+    chip_years = sum(y * p.totals.chips for p, y in zip(plan.periods, years, strict=True))
     for key, amount in (("usd_per_pflop_hour", pflop_years), ("usd_per_chip_hour", chip_years)):
         expected = t.tco_usd / (amount * HOURS_PER_YEAR) if amount else 0.0
         if not math.isclose(t.figure(key), expected, rel_tol=1e-5, abs_tol=2e-6):

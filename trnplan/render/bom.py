@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 
 
 def render_bom(bom: Bom) -> RenderableType:
-    """BOM lines grouped by site and category, with a subtotal per site and the total (= plan capex)."""
+    """BOM lines grouped by site and category, with a subtotal per site and the total (= plan capex); a
+    phased plan's is its purchase schedule (see `render_schedule`)."""
+    if bom.phased:
+        return render_schedule(bom)
     t = Grid(
         f"Bill of materials: {bom.scenario}",
         [Col("site"), Col("category"), Col("item", wrap=True, min_width=24)]
@@ -55,3 +58,39 @@ def _add_site(t: Grid, bom: Bom, site: str, site_lines: list[BomLine]) -> None:
     subtotal = sum(ln.extended_usd for ln in lines)
     t.add_row("", "", f"{site} subtotal", "", "", fmt(subtotal, "usd"),
               fmt(subtotal / capex, "pct") if capex else "", "", style="italic", end_section=True)
+
+
+def render_schedule(bom: Bom) -> RenderableType:
+    """A purchase schedule: lines by period, site and category (each named once), a subtotal per period,
+    the total (= plan capex, everything bought in the window)."""
+    t = Grid(
+        f"Purchase schedule: {bom.scenario}",
+        [Col("period"), Col("site"), Col("category"), Col("item", wrap=True, min_width=24)]
+        + [Col(h, right=True) for h in ("quantity", "unit", "extended", "share", "IT kW")],
+        keys=4,
+        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8,)],
+        caption=f"plan capex {fmt(bom.capex_usd, 'usd')}: everything bought in the window",
+    )
+    capex = bom.capex_usd
+    by_period: dict[str, list[BomLine]] = defaultdict(list)
+    for line in bom.lines:
+        by_period[line.period or ""].append(line)
+    for period in sorted(by_period):
+        lines = by_period[period]
+        named: tuple[str, str] | None = None
+        for i, line in enumerate(lines):
+            site = line.site if named is None or named[0] != line.site else ""
+            category = line.category if site or named is None or named[1] != line.category else ""
+            t.add_row(
+                period if i == 0 else "", site, category, line.item, fmt(line.quantity),
+                fmt(line.unit_usd, "usd"), fmt(line.extended_usd, "usd"),
+                fmt(line.extended_usd / capex if capex else bom.share(line), "pct"),
+                fmt(line.it_kw, "kw") if line.it_kw is not None else "",
+            )
+            named = (line.site, line.category)
+        subtotal = sum(ln.extended_usd for ln in lines)
+        t.add_row("", "", "", f"{period} subtotal", "", "", fmt(subtotal, "usd"),
+                  fmt(subtotal / capex, "pct") if capex else "", "", style="italic", end_section=True)
+    t.add_row("total", "", "", "", "", "", fmt(bom.total_usd, "usd"), "100%" if bom.total_usd else "", "",
+              style="bold")
+    return t

@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.console import RenderableType
 
-from trnplan.catalog import DERIVED, Catalog, Scenario
+from trnplan.catalog import DERIVED, Catalog, Demand, Scenario
 from trnplan.numbers import fmt
 from trnplan.render.tables import Col, Grid
 
@@ -181,16 +181,32 @@ def _sites_table(catalog: Catalog, sites: dict[str, Any], mark: _Marks) -> Grid:
             sid,
             s.name or "",
             s.location or "",
-            mark(fmt(s.it_power_mw * 1000, "mw"), _estimated(s, "it_power_mw")),
-            (mark(fmt(s.grid_power_mw * 1000, "mw"), _estimated(s, "grid_power_mw"))
+            mark(_stepped(s, "it_power_mw", 1000, "mw"), _estimated(s, "it_power_mw")),
+            (mark(_stepped(s, "grid_power_mw", 1000, "mw"), _estimated(s, "grid_power_mw"))
              if s.grid_power_mw else "-"),
-            mark(fmt(s.rack_positions, "int"), _estimated(s, "rack_positions")),
+            mark(_stepped(s, "rack_positions", 1, "int"), _estimated(s, "rack_positions")),
             ", ".join(cooling),
             mark(fmt(s.max_rack_kw, "kw"), _estimated(s, "max_rack_kw")) if s.max_rack_kw else "-",
-            mark(f"{s.electricity_usd_per_kwh:.3f}", _estimated(s, "electricity_usd_per_kwh")),
-            mark(fmt(s.colocation_usd_per_kw_month, "usd"), _estimated(s, "colocation_usd_per_kw_month")),
+            mark(_stepped(s, "electricity_usd_per_kwh", 1, "kwh"), _estimated(s, "electricity_usd_per_kwh")),
+            mark(_stepped(s, "colocation_usd_per_kw_month", 1, "usd"),
+                 _estimated(s, "colocation_usd_per_kw_month")),
         )
     return t
+
+
+def _stepped(site: Any, name: str, scale: float, kind: str) -> str:
+    """A site figure, or a step schedule as its first and last steps: `24.0 MW 2026-01 -> 72.0 MW 2027-01`."""
+
+    def one(value: float) -> str:
+        return f"{value:.3f}" if kind == "kwh" else fmt(value * scale, kind)
+
+    schedule = site.schedules.get(name)
+    if not schedule:
+        return one(getattr(site, name))
+    months = sorted(schedule)
+    if len(months) == 1:
+        return f"{one(schedule[months[0]])} from {months[0]}"
+    return f"{one(schedule[months[0]])} {months[0]} -> {one(schedule[months[-1]])} {months[-1]}"
 
 
 def _scenarios_table(catalog: Catalog, scenarios: dict[str, Any], mark: _Marks) -> Grid:
@@ -212,7 +228,7 @@ def _scenarios_table(catalog: Catalog, scenarios: dict[str, Any], mark: _Marks) 
             _scenario_demand(s),
             _scenario_objective(s),
             fmt(s.min_domain_chips, "int"),
-            s.as_of or "-",
+            s.as_of or (f"{s.periods[0]} to {s.periods[-1]}, {len(s.periods)} periods" if s.periods else "-"),
             mark(money, _estimated(s, "cost_of_capital", "utilization", "maintenance_rate")),
         )
     return t
@@ -228,16 +244,24 @@ def _scenario_chips(s: Scenario) -> str:
     return chips
 
 
-def _scenario_demand(s: Scenario) -> str:
-    demand = [
+def _demand_text(d: Demand) -> list[str]:
+    return [
         text for text in (
-            f"{fmt(s.demand.chips, 'int')} chips" if s.demand.chips is not None else "",
-            fmt(s.demand.fp8_pflops, "pflops") if s.demand.fp8_pflops is not None else "",
-            fmt(s.demand.hbm_tb, "tb") if s.demand.hbm_tb is not None else "",
-            (f"{fmt(s.demand.effective_fp8_pflops, 'pflops')} effective"
-             if s.demand.effective_fp8_pflops is not None else ""),
+            f"{fmt(d.chips, 'int')} chips" if d.chips is not None else "",
+            fmt(d.fp8_pflops, "pflops") if d.fp8_pflops is not None else "",
+            fmt(d.hbm_tb, "tb") if d.hbm_tb is not None else "",
+            (f"{fmt(d.effective_fp8_pflops, 'pflops')} effective"
+             if d.effective_fp8_pflops is not None else ""),
         ) if text
     ]
+
+
+def _scenario_demand(s: Scenario) -> str:
+    if s.demand_by_month:
+        by_month = sorted(s.demand_by_month.items())
+        demand = [f"from {m}: {', '.join(_demand_text(d)) or '-'}" for m, d in by_month]
+    else:
+        demand = _demand_text(s.demand)
     if s.workload is not None:
         demand.append(f"workload {s.workload}")
     return ", ".join(demand) or "-"

@@ -48,6 +48,8 @@ def render_diff(d: PlanDiff) -> RenderableType:
     if not d.different and not d.notes and not d.inputs:
         return _verdict(d)
     parts: list[RenderableType] = [_verdict(d), _summary(d)]
+    if d.periods is not None:
+        parts += _periods(d)
     if d.inputs:
         parts.append(_inputs(d))
     if d.choices:
@@ -83,6 +85,37 @@ def _summary(d: PlanDiff) -> Grid:
         summary.add_row(metric_label(m.metric), _metric(m.old, m.unit), _metric(m.new, m.unit), delta,
                         pct, style="" if m.delta else "dim")
     return summary
+
+
+def _periods(d: PlanDiff) -> list[RenderableType]:
+    """Per period, installed chips and IT power and capex bought, base -> head; then what each period
+    changed, option by option (units installed and bought) and fabric by fabric."""
+    from trnplan.diff.periods import PERIOD_METRICS, figure_text, period_option_text
+
+    assert d.periods is not None
+    labels = [label for _, _, label in PERIOD_METRICS]
+    t = Grid("Periods", [Col("period")] + [Col(f"{label}\nbase -> head", right=True) for label in labels],
+             stack=[(0,), (1,), (2,), (3,)], caption="- : the plan has no such period")
+    for period in d.periods.periods:
+        cells = []
+        for f in period.figures:
+            old, new = figure_text(f, f.old), figure_text(f, f.new)
+            cells.append(new if old == new else f"{old} -> {new}".replace("—", "-"))
+        t.add_row(period.start, *cells, style="" if period.changed else "dim")
+    out: list[RenderableType] = [t]
+    c = Grid("What changed in each period", [Col("period"), Col(""), Col("site"), Col("option"),
+                                               Col("base -> head", wrap=True, min_width=20)],
+             keys=4, stack=[(0, 1), (2, 3), (4,)], caption="+ added, - removed, ~ changed")
+    for period in d.periods.periods:
+        for o in period.options:
+            c.add_row(period.start, Text(o.sign, style=SIGN_STYLE.get(o.sign, "")), o.site, o.key,
+                      period_option_text(o).replace("→", "->"))
+        for fab in period.fabric:
+            c.add_row(period.start, Text("~", style=SIGN_STYLE["~"]), fab.site, f"scale-out {fab.field}",
+                      f"{fab.old or '-'} -> {fab.new or '-'}")
+    if c.rows:
+        out.append(c)
+    return out
 
 
 def _inputs(d: PlanDiff) -> Grid:

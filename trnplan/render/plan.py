@@ -10,6 +10,7 @@ from rich.text import Text
 from trnplan.numbers import fmt
 from trnplan.plan.model import Objective, Plan
 from trnplan.render.tables import Col, Grid, spaced
+from trnplan.render.timeline import render_purchases, render_timeline
 
 OPEX_PARTS = (
     ("energy_usd_per_year", "energy per year"),
@@ -30,6 +31,8 @@ def solver_line(plan: Plan) -> str:
 def render_plan(plan: Plan) -> RenderableType:
     """A plan as tables: headline, deployments, scale-out fabric, power and cost, binding, alternatives."""
     parts: list[RenderableType] = [_headline(plan), _deployments(plan), _fabric(plan), _costs(plan)]
+    if plan.periods is not None:
+        parts[1:1] = [render_timeline(plan), render_purchases(plan)]
     if plan.workload is not None:
         parts.append(_workload(plan))
     if plan.binding:
@@ -70,12 +73,29 @@ def _headline(plan: Plan) -> Grid:
         rows[3:3] = [("effective FP8", f"{fmt(t.effective_fp8_pflops, 'pflops')}LOPs delivered "
                                        f"({fmt(share, 'pct')} of peak, workload {plan.workload.id})")]
         rows.insert(-2, ("per effective PF-hour", fmt(t.usd_per_effective_pflop_hour, "usd")))
+    if plan.periods:
+        rows.insert(1, ("periods", _periods_text(plan)))
     headline = Grid(f"Plan for {plan.scenario}", [Col("", style="bold"), Col("", wrap=True)],
-                    show_header=False)
+                    show_header=False, caption=_installed_caption(plan))
     for key, value in rows:
         style = "bold yellow" if key == "solver" and status != "optimal" else None
         headline.add_row(key, Text(value, style=style or ""))
     return headline
+
+
+def _periods_text(plan: Plan) -> str:
+    """'4 from 2026-01: 0.5 + 0.5 + 0.5 + 3.5 years'."""
+    periods = plan.periods or []
+    years = " + ".join(f"{p.years:g}" for p in periods)
+    return f"{len(periods)} from {periods[0].start}: {years} years"
+
+
+def _installed_caption(plan: Plan) -> str | None:
+    """A phased plan's headline states the last period's installed base beside the window's money."""
+    if not plan.periods:
+        return None
+    return (f"chips to facility power, opex: the last period's ({plan.periods[-1].start}); capex: all "
+            "bought in the window; TCO and per-hour figures: over the window")
 
 
 def _tco_label(years: float | None) -> str:
@@ -93,11 +113,16 @@ def _objective_text(objective: Objective | None) -> str:
     return f"{objective.kind} = {fmt(objective.value)} {objective.unit}".rstrip()
 
 
+def _last(plan: Plan, title: str) -> str:
+    """A table's title; a phased plan's tables of sites show the last period's installed base."""
+    return f"{title}, installed in {plan.periods[-1].start}" if plan.periods else title
+
+
 def _deployments(plan: Plan) -> Grid:
     effective = plan.workload is not None
     figures = ["units", "racks", "chips", "domains", "FP8"] + (["effective"] if effective else [])
     t = Grid(
-        "Deployments",
+        _last(plan, "Deployments"),
         [Col(h) for h in ("site", "form", "cooling", "scale-up")]
         + [Col(h, right=True) for h in (*figures, "IT power", "capex")],
         keys=4,
@@ -133,7 +158,7 @@ def _fabric(plan: Plan) -> Grid:
     headers = ("tiers", "ports", "switches", "optics", "net racks", "net power", "capex",
                "IT power", "positions", "grid")
     t = Grid(
-        "Scale-out fabric and site use",
+        _last(plan, "Scale-out fabric and site use"),
         [Col("site"), Col("switch")] + [Col(h, right=True) for h in headers],
         keys=2,
         stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8,), (9, 10, 11)],

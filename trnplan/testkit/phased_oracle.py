@@ -66,7 +66,8 @@ def _decisions(per_period: list[tuple[Candidate, ...]]) -> Decisions:
 
 
 def best_phased_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Decisions] | None:
-    """The optimal objective value of a phased scenario and a plan achieving it; None when none is feasible."""
+    """The optimal objective value of a phased scenario and a plan achieving it; None when none is
+    feasible."""
     scenario = catalog.scenarios[scenario_id]
     periods = periods_of(scenario)
     views = [catalog_at(catalog, scenario_id, p.start, scenario_at(scenario, p)) for p in periods]

@@ -142,3 +142,53 @@ def write_portfolio(
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
     return f"portfolio-{n_sites}"
+
+
+def phased_portfolio_specs(n_sites: int, n_periods: int, seed: int = 0) -> dict[str, Any]:
+    """`portfolio_specs` made phased: quarterly periods from 2027-01 (all that the single-period portfolio
+    can use at its as_of 2026-12 is out by then; later chips arrive inside the window), demand ramping
+    linearly to the full demand in the last period, a third of the halls opening in a later quarter and a
+    quarter of them growing from half their power and positions. Scenario id `phased-N-P`."""
+    data = portfolio_specs(n_sites, seed)
+    rng = random.Random(seed * 7_919 + n_sites * 31 + n_periods)
+    periods = [f"{2027 + q // 4}-{3 * (q % 4) + 1:02d}" for q in range(n_periods)]
+    ((old_id, scenario),) = data["scenarios"].items()
+    scenario.pop("as_of")
+    full = scenario["demand"]["fp8_pflops"]
+    scenario["periods"] = periods
+    scenario["demand"] = {
+        month: {"fp8_pflops": round(full * (q + 1) / n_periods, -1)} for q, month in enumerate(periods)
+    }
+    for site in data["sites"].values():
+        kind = rng.random()
+        if kind < 1 / 3 and n_periods > 1:
+            opens = periods[rng.randrange(1, n_periods)]
+            site["it_power_mw"] = {opens: site["it_power_mw"]}
+            site["rack_positions"] = {opens: site["rack_positions"]}
+            if "grid_power_mw" in site:
+                site["grid_power_mw"] = {opens: site["grid_power_mw"]}
+        elif kind < 1 / 3 + 1 / 4 and n_periods > 1:
+            grows = periods[rng.randrange(1, n_periods)]
+            mw, positions = site["it_power_mw"], site["rack_positions"]
+            site["it_power_mw"] = {periods[0]: mw / 2, grows: mw}
+            site["rack_positions"] = {periods[0]: max(1, positions // 2), grows: positions}
+    data["scenarios"] = {f"phased-{n_sites}-{n_periods}": scenario}
+    del old_id
+    return data
+
+
+def single_of(data: dict[str, Any]) -> dict[str, Any]:
+    """The single-period model at the same size as a phased portfolio: its last period alone (every hall
+    at its last figures, the last demand, `as_of` the last start)."""
+    out = copy.deepcopy(data)
+    ((scenario_id, scenario),) = out["scenarios"].items()
+    last = scenario["periods"][-1]
+    scenario["demand"] = scenario["demand"][max(scenario["demand"])]
+    scenario["as_of"] = last
+    del scenario["periods"]
+    for site in out["sites"].values():
+        for key, value in list(site.items()):
+            if isinstance(value, dict) and key != "cooling_fixed_usd" and all(k[:1].isdigit() for k in value):
+                site[key] = value[max(value)]
+    out["scenarios"] = {scenario_id + "-single": scenario}
+    return out

@@ -1,0 +1,81 @@
+"""Phased portfolios: time to a proof of the phased MILP against the single-period model at the same size.
+
+    python bench/phased.py                              # 10x4, 10x8, 25x4, 50x4 (sites x quarters), seed 0
+    python bench/phased.py --cases 10x8 --seeds 0,1 --limit 120
+
+For each case, in one run and one after the other on the same generated portfolio
+(`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2027-01, demand ramping to
+the full demand, a third of the halls opening late, a quarter growing): the phased model over all
+periods, and the single-period model of its last period alone (`single_of`: the same sites at their last
+figures, the last demand). Reports seconds to proof at gap 0 (or the limit), model sizes, and the ratio
+phased / single. Timings are printed, never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def solve_case(data: dict[str, Any], limit: float) -> dict[str, Any]:
+    from trnplan.load import load_specs
+    from trnplan.optimize import build_model, solve_objective
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
+        catalog = load_specs([tmp])
+    (scenario_id,) = catalog.scenarios
+    began = time.perf_counter()
+    model = build_model(catalog, scenario_id)
+    built = time.perf_counter() - began
+    result, _decisions, _ = solve_objective(model, "highs", limit)
+    variables = model.prob.variables()
+    return {
+        "seconds": time.perf_counter() - began,
+        "build_s": built,
+        "status": result.status.value,
+        "gap": result.mip_gap,
+        "variables": len(variables),
+        "integers": sum(1 for v in variables if v.cat == "Integer"),
+        "rows": len(model.prob.constraints),
+    }
+
+
+def main() -> None:
+    from trnplan.testkit.portfolio import phased_portfolio_specs, single_of
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cases", default="10x4,10x8,25x4,50x4", help="SITESxQUARTERS, comma-separated")
+    p.add_argument("--seeds", default="0")
+    p.add_argument("--limit", type=float, default=120.0, help="seconds per solve")
+    args = p.parse_args()
+    head = (
+        f"{'case':>6} {'seed':>4} {'model':>7} {'status':>8} {'gap':>8} {'seconds':>8} {'vars':>6} "
+        f"{'ints':>6} {'rows':>6} {'phased/single':>13}"
+    )
+    print(head)
+    print("-" * len(head))
+    for case in args.cases.split(","):
+        sites, quarters = (int(x) for x in case.split("x"))
+        for seed in (int(s) for s in args.seeds.split(",")):
+            data = phased_portfolio_specs(sites, quarters, seed)
+            phased = solve_case(data, args.limit)
+            single = solve_case(single_of(data), args.limit)
+            ratio = phased["seconds"] / single["seconds"]
+            for name, row in (("phased", phased), ("single", single)):
+                gap = "-" if row["gap"] is None else f"{row['gap']:.2%}"
+                extra = f"{ratio:13.1f}" if name == "phased" else ""
+                print(
+                    f"{case:>6} {seed:>4} {name:>7} {row['status']:>8} {gap:>8} {row['seconds']:8.1f} "
+                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {extra}",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""The digest of the resolved specs a scenario can use (`inputs_digest`, in every plan): the same specs give
+the same digest, and an extension a spec leaves out digests as it did before the extension existed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trnplan.spec_base import PROVENANCE, Spec
+
+if TYPE_CHECKING:
+    from trnplan.catalog import Catalog
+
+DIGEST_DEFAULTS: dict[str, Any] = {
+    "endpoint_links": "optics",
+    "copper_usd": 0.0,
+    "copper_w": 0.0,
+    "plant_usd_per_kw": 0.0,
+    "ownership": "colocation",
+    "build_usd_per_mw": 0.0,
+    "oversubscription": 1.0,
+    "rack_usd": 0.0,
+    "workload": None,
+    "periods": None,
+    "demand_by_month": {},
+    "schedules": {},
+}
+"""Fields of the second version (ownership, plant, copper, oversubscription, network rack kits, workloads,
+periods and schedules) whose
+defaults keep the first version's model: at their default they digest as before they existed."""
+
+
+def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
+    """sha256 of the resolved specs a scenario can use: it, its sites, every chip, form, switch, cooling."""
+    import hashlib
+    import json
+
+    scenario = catalog.scenarios[scenario_id]
+    provenance = set(PROVENANCE)  # citations and ranges change no figure, so they change no digest
+
+    def dump(entity: Spec) -> dict[str, Any]:
+        data = entity.model_dump(mode="json", exclude=provenance)
+        demand = data.get("demand")
+        if isinstance(demand, dict):
+            for key in ("at_most", "effective_fp8_pflops"):
+                if demand.get(key) is None:
+                    demand.pop(key, None)  # an extension left out digests as it did before it existed
+        for part in (data, data.get("fabric")):
+            for key, default in DIGEST_DEFAULTS.items():
+                if isinstance(part, dict) and key in part and part[key] == default:
+                    part.pop(key)
+        return data
+
+    doc = {
+        "scenario": {scenario_id: dump(scenario)},
+        "sites": {s: dump(catalog.sites[s]) for s in sorted(scenario.sites)},
+        **{
+            kind: {k: dump(v) for k, v in sorted(catalog.of(kind).items())}
+            for kind in ("chips", "forms", "switches", "cooling")
+        },
+    }
+    if scenario.workload is not None and scenario.workload in catalog.workloads:
+        doc["workloads"] = {scenario.workload: dump(catalog.workloads[scenario.workload])}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+

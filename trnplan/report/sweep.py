@@ -1,0 +1,86 @@
+"""A sweep's rows (`trnplan sweep --out RESULTS.jsonl`) read for a report, and summed up the way `trnplan
+sweep` sums them (`trnplan.sweep.summary.summarize`).
+
+The rows do not say whether they came from a grid or from Monte Carlo draws, nor how many runs the sweep
+had: the rows are a grid when every varied input takes few values and the runs cover their product
+exactly; anything else is read as draws. The sweep's size is its highest run number plus one.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from trnplan.errors import InputError, visible
+from trnplan.sweep.rows import Row, read_rows
+from trnplan.sweep.summary import summarize
+
+MAX_SWEEP_BYTES = 256 * 1024 * 1024
+"""Largest sweep file read: a row takes some 400 bytes, so this is over half a million runs."""
+
+
+def _finite(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                             and math.isfinite(value))
+
+
+def _row_problem(row: Row) -> str | None:
+    if not isinstance(row.get("status"), str):
+        return "no status"
+    for key in ("tco_usd", "capex_usd", "objective"):
+        if not _finite(row.get(key)):
+            return f"{key} is not a finite number"
+    if row["status"] in ("optimal", "feasible") and row.get("tco_usd") is None:
+        return "a solved run without tco_usd"
+    choices = row.get("choices")
+    if not isinstance(choices, dict) or not all(
+        isinstance(made, list) and all(isinstance(c, str) for c in made) for made in choices.values()
+    ):
+        return "choices is not {SITE: [CHOICE, ...]}"
+    if not all(isinstance(k, str) and _finite(v) for k, v in row["set"].items() if not isinstance(v, str)):
+        return "set holds a value that is not a finite number"
+    return None
+
+
+def read_sweep(path: Path) -> list[Row]:
+    """The rows of a sweep's `--out` file, checked to hold what a summary reads; InputError otherwise."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise InputError(visible(f"{path}: cannot read the sweep: {exc.strerror or exc}")) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(visible(f"{path}: cannot read the sweep: not a regular file"))
+    if info.st_size > MAX_SWEEP_BYTES:
+        raise InputError(visible(f"{path}: the sweep file is over {MAX_SWEEP_BYTES // 2**20} MiB"))
+    rows, _ = read_rows(path)
+    for number, row in sorted(rows.items()):
+        problem = _row_problem(row)
+        if problem:
+            raise InputError(
+                visible(f"{path}: run {number}: {problem}; is this the --out of a trnplan sweep?"))
+    if not rows:
+        raise InputError(visible(f"{path}: the sweep file holds no runs"))
+    return [rows[n] for n in sorted(rows)]
+
+
+def varied(rows: list[Row]) -> list[str]:
+    """The inputs the sweep varied: every path any run sets, sorted."""
+    return sorted({p for r in rows for p in r["set"]})
+
+
+def is_grid(rows: list[Row], paths: list[str]) -> bool:
+    """Whether the runs are a whole grid: each distinct, together the product of every input's values."""
+    distinct = {tuple(repr(r["set"].get(p)) for p in paths) for r in rows}
+    product = math.prod(len({repr(r["set"].get(p)) for r in rows}) for p in paths)
+    return len(distinct) == len(rows) == product
+
+
+def sweep_summary(rows: list[Row], objective_kind: str | None) -> dict[str, Any]:
+    """The summary `trnplan sweep --format json` prints, from the rows alone."""
+    paths = varied(rows)
+    summary = summarize(rows, paths, sampled=not is_grid(rows, paths), total=max(r["run"] for r in rows) + 1)
+    summary["objective_kind"] = objective_kind or ""
+    return summary
