@@ -99,7 +99,7 @@ def test_drift_when_a_site_is_used_in_a_period_on_one_side_only(tmp_path: Path) 
 
     specs = ["@catalog", str(REPO / "tests" / "fixtures" / "phased")]
     base = plan_scenario(load_specs(specs), "ramp-3", alternatives=0)
-    closed = load_specs(specs, ["sites.ramp-a.it_power_mw.2026-01=0.5"])
+    closed = load_specs(specs, ["sites.ramp-a.it_power_mw.2026-01=0.01"])
     moved = plan_scenario(closed, "ramp-3", alternatives=0)
     assert base.periods and moved.periods
     assert set(base.periods[0].sites) != set(moved.periods[0].sites)
