@@ -27,7 +27,8 @@ def site_variables(sm: SiteModel) -> list[Any]:
     out += [sm.optics[key] for key in sorted(sm.optics)]
     out += [sm.cooling_on[key] for key in sorted(sm.cooling_on)]
     out += [v for v in (sm.racks, sm.total) if v is not None]
-    return out + list(sm.extra)
+    out += sm.extras
+    return out
 
 
 @dataclass

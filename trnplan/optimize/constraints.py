@@ -83,7 +83,6 @@ def _copper_ports(
     the site's K sum to at most its copper links (`define_fabric`), so K = min(N, copper links)."""
     k_var = prob.add_variable(f"K_{sm.tag}_{o_index}", 0, cap, pulp.LpContinuous)
     prob += lin([(k_var, 1)] + [(p, -1) for p, _t in n_terms]) <= 0, f"copper_on_{sm.tag}_{o_index}"
-    sm.extra.append(k_var)
     return k_var
 
 
@@ -119,8 +118,7 @@ def _tier_variables(
         n_terms.append((ports, t))
         if t > 1 and r != 1:
             up = _uplinks(prob, f"{sm.tag}_{o_index}_{t}", ports, cap, y, r)
-            if up is not ports:
-                sm.extra.append(up)
+            sm.extras.append(up)
             up_terms.append((up, t))
         rows.port_cover.append((ports, port_gbps))
     return y_o, n_terms, up_terms
@@ -173,6 +171,7 @@ def define_switch_type(
     switch_optics = port_pairs
     if any(o_.copper_links for o_ in sm.options):
         k_var = _copper_ports(prob, sm, o_index, n_terms, max_ports)
+        sm.extras.append(k_var)
         rows.copper_split.append((k_var, 1))
         switch_optics = [*port_pairs, (k_var, -1.0)]
     optic_pairs = switch_optics + [(e_var, 1)]

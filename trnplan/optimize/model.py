@@ -80,7 +80,6 @@ class SiteModel:
     racks: Any = None
     total: Any = None  # T[s]
     cooling_on: dict[str, Any] = field(default_factory=dict)
-    extra: list[Any] = field(default_factory=list)  # leaf uplinks U and copper ports K, where there are any
     compute_kw: list[tuple[Any, float]] = field(default_factory=list)
     network_kw: list[tuple[Any, float]] = field(default_factory=list)
     network_rack_kw: list[tuple[Any, float]] = field(default_factory=list)  # switches + switch-side optics
@@ -88,6 +87,7 @@ class SiteModel:
     kw_by_cooling: dict[str, list[tuple[Any, float]]] = field(default_factory=dict)
     tag: str = ""  # what its rows and variables are named by: the index, and a period's tag in a phased model
     when: str = ""  # what its labels start with: "" or a period's "in 2026-07 "
+    extras: list[Any] = field(default_factory=list)  # fabric extensions' variables: uplinks U, copper K
 
     def __post_init__(self) -> None:
         if not self.tag:
