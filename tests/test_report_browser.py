@@ -244,6 +244,24 @@ def _mermaid_blocks(markdown: str) -> list[str]:
     return blocks
 
 
+def _open_mermaid(browser: Browser, tmp_path: Path) -> None:
+    """A page with the bundled mermaid and an empty `#out`, open in the browser."""
+    page = tmp_path / "mermaid.html"
+    shutil.copy(MERMAID_JS, tmp_path / "mermaid.min.js")
+    page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><script src="mermaid.min.js"></script>'
+                    "</head><body><div id=out></div></body></html>", encoding="utf-8")
+    browser.open(page.as_uri(), 900)
+    browser.evaluate("mermaid.initialize({startOnLoad: false})")
+
+
+def _render_mermaid(browser: Browser, block: str, name: str) -> None:
+    """Render one Mermaid block into `#out`: an SVG, no parse error."""
+    script = (f"mermaid.render('{name}', {json.dumps(block)})"
+              ".then(r => { document.getElementById('out').innerHTML = r.svg; return r.svg; })")
+    svg = browser.evaluate(script, wait=True)
+    assert svg.startswith("<svg") and "Syntax error" not in svg
+
+
 @needs_browser
 @needs_mermaid
 def test_mermaid_block_renders(browser: Browser, tmp_path: Path) -> None:
@@ -251,17 +269,9 @@ def test_mermaid_block_renders(browser: Browser, tmp_path: Path) -> None:
     blocks = [*_mermaid_blocks(diff_to_markdown(diff_plans(base, head))),
               *_mermaid_blocks(diff_to_markdown(diff_plans(head, base)))]  # capex up, then down
     assert len(blocks) == 2
-    page = tmp_path / "mermaid.html"
-    shutil.copy(MERMAID_JS, tmp_path / "mermaid.min.js")
-    page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><script src="mermaid.min.js"></script>'
-                    "</head><body><div id=out></div></body></html>", encoding="utf-8")
-    browser.open(page.as_uri(), 900)
-    browser.evaluate("mermaid.initialize({startOnLoad: false})")
+    _open_mermaid(browser, tmp_path)
     for i, block in enumerate(blocks):
-        script = (f"mermaid.render('chart{i}', {json.dumps(block)})"
-                  ".then(r => { document.getElementById('out').innerHTML = r.svg; return r.svg; })")
-        svg = browser.evaluate(script, wait=True)
-        assert svg.startswith("<svg") and "Syntax error" not in svg
+        _render_mermaid(browser, block, f"chart{i}")
         assert browser.evaluate("document.querySelectorAll('#out svg rect').length") > 0
         (_shots_dir(tmp_path) / f"mermaid-{i}.png").write_bytes(browser.screenshot())
     assert browser.errors() == []
@@ -291,16 +301,8 @@ def test_mermaid_mw_per_period_renders(browser: Browser, tmp_path: Path) -> None
     values = [[float(v) for v in line[len("line ["):-1].split(",")] for line in lines]
     expected = [[float(f"{p.totals.it_power_kw / 1000:.4g}") for p in plan.periods] for plan in (base, head)]
     assert values == expected
-    page = tmp_path / "mermaid.html"
-    shutil.copy(MERMAID_JS, tmp_path / "mermaid.min.js")
-    page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><script src="mermaid.min.js"></script>'
-                    "</head><body><div id=out></div></body></html>", encoding="utf-8")
-    browser.open(page.as_uri(), 900)
-    browser.evaluate("mermaid.initialize({startOnLoad: false})")
-    script = (f"mermaid.render('mw', {json.dumps(blocks[0])})"
-              ".then(r => { document.getElementById('out').innerHTML = r.svg; return r.svg; })")
-    svg = browser.evaluate(script, wait=True)
-    assert svg.startswith("<svg") and "Syntax error" not in svg
+    _open_mermaid(browser, tmp_path)
+    _render_mermaid(browser, blocks[0], "mw")
     assert browser.evaluate("document.querySelectorAll('#out svg path').length") >= 2
     (_shots_dir(tmp_path) / "mermaid-mw.png").write_bytes(browser.screenshot())
     assert browser.errors() == []
