@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from trnplan.catalog import Catalog
 from trnplan.errors import InfeasibleError
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
@@ -208,24 +209,37 @@ def _workloads(draw: st.DrawFn, form_ids: list[str]) -> dict[str, Any]:
     return {"w": {"name": "W", "efficiency": rules}}
 
 
-def _agree(milp: float, brute: float) -> bool:
+def agree(milp: float, brute: float) -> bool:
     return math.isclose(milp, brute, rel_tol=1e-6, abs_tol=0.02)
+
+
+def world_catalog(world: dict[str, Any]) -> Catalog | None:
+    """The world's catalog; None (an event) when it is no instance: a generated form whose rack draws more
+    than any cooling allows."""
+    try:
+        return catalog_from_dict(world)
+    except ValueError:
+        event("invalid world")
+        return None
+
+
+def assert_explained_infeasible(catalog: Catalog) -> None:
+    """The brute force found no plan: the optimizer says infeasible, and what has to give."""
+    event("infeasible")
+    with pytest.raises(InfeasibleError) as info:
+        plan_scenario(catalog, "p", alternatives=0)
+    assert info.value.explanation, "an infeasible scenario must say what has to give"
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(worlds())
 def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
-    try:
-        catalog = catalog_from_dict(world)
-    except ValueError:
-        event("invalid world")
-        return  # a generated form whose rack draws more than any cooling allows: not an instance
+    catalog = world_catalog(world)
+    if catalog is None:
+        return
     truth = best_plan(catalog, "p")
     if truth is None:
-        event("infeasible")
-        with pytest.raises(InfeasibleError) as info:
-            plan_scenario(catalog, "p", alternatives=0)
-        assert info.value.explanation, "an infeasible scenario must say what has to give"
+        assert_explained_infeasible(catalog)
         return
     capped = " capped" if catalog.scenarios["p"].demand.at_most is not None else ""
     workload = " workload" if catalog.scenarios["p"].workload is not None else ""
@@ -233,6 +247,6 @@ def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
     plan = plan_scenario(catalog, "p", alternatives=0)
     value, _witness = truth
     assert plan.objective is not None and plan.solver is not None
-    assert _agree(plan.objective.value, value), (plan.objective, value, _witness)
+    assert agree(plan.objective.value, value), (plan.objective, value, _witness)
     assert check_plan(plan, catalog) == []
     assert plan.solver.status == "optimal"

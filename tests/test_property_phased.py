@@ -11,18 +11,14 @@ TRNPLAN_PHASED_EXAMPLES sets the number of examples (default 300).
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from test_property_enumeration import worlds
+from test_property_enumeration import agree, assert_explained_infeasible, world_catalog, worlds
 
-from trnplan.errors import InfeasibleError
 from trnplan.plan import plan_scenario
-from trnplan.testkit.builders import catalog_from_dict
 from trnplan.testkit.phased_oracle import best_phased_plan
 
 EXAMPLES = int(os.environ.get("TRNPLAN_PHASED_EXAMPLES", "300"))
@@ -94,31 +90,22 @@ def phased_worlds(draw: st.DrawFn) -> dict[str, Any]:
     return world
 
 
-def _agree(milp: float, brute: float) -> bool:
-    return math.isclose(milp, brute, rel_tol=1e-6, abs_tol=0.02)
-
-
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(phased_worlds())
 def test_phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
-    try:
-        catalog = catalog_from_dict(world)
-    except ValueError:
-        event("invalid world")
+    catalog = world_catalog(world)
+    if catalog is None:
         return
     scenario = catalog.scenarios["p"]
     truth = best_phased_plan(catalog, "p")
     if truth is None:
-        event("infeasible")
-        with pytest.raises(InfeasibleError) as info:
-            plan_scenario(catalog, "p", alternatives=0)
-        assert info.value.explanation, "an infeasible scenario must say what has to give"
+        assert_explained_infeasible(catalog)
         return
     event(f"feasible {scenario.objective} {len(scenario.periods or [])} periods")
     plan = plan_scenario(catalog, "p", alternatives=0)
     value, witness = truth
     assert plan.objective is not None and plan.periods is not None
-    assert _agree(plan.objective.value, value), (plan.objective, value, witness)
+    assert agree(plan.objective.value, value), (plan.objective, value, witness)
     tiers = [s.scale_out.tiers for p in plan.periods for s in p.sites.values()]
     if len(set(tiers)) > 1:
         event("fabric tiers grow")
