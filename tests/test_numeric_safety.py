@@ -18,7 +18,6 @@ horizons of 30 years at a 100% cost of capital. Two failure modes were found and
 from __future__ import annotations
 
 import copy
-import math
 from typing import Any
 
 import pulp
@@ -26,6 +25,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
+from test_property_enumeration import agree
 from typer.testing import CliRunner
 
 from trnplan.cli import app
@@ -36,10 +36,6 @@ from trnplan.plan.build import MAX_PLAN_USD
 from trnplan.plan.check import check_plan
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 from trnplan.testkit.oracle import best_plan
-
-
-def _agree(milp: float, brute: float) -> bool:
-    return math.isclose(milp, brute, rel_tol=1e-6, abs_tol=0.02)
 
 
 def note(outcome: str) -> None:
@@ -60,7 +56,7 @@ def assert_solved_right(world: dict[str, Any]) -> None:
     assert plan.solver is not None and plan.objective is not None
     assert plan.solver.status == "optimal"
     assert check_plan(plan, catalog) == []
-    assert _agree(plan.objective.value, truth[0]), (plan.objective, truth)
+    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
 
 
 def two_sites(tiny_mw: float, huge_mw: float) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
-from test_property_enumeration import _agree, worlds
+from test_property_enumeration import agree, worlds
 
 import trnplan.optimize.model as model_module
 from trnplan.costs import evaluate
@@ -62,7 +62,7 @@ def test_machinery_matches_enumeration(world: dict[str, Any]) -> None:
         plan = plan_scenario(catalog, "p", alternatives=0)
     event(f"feasible {catalog.scenarios['p'].objective}")
     assert plan.objective is not None and plan.solver is not None
-    assert _agree(plan.objective.value, truth[0]), (plan.objective, truth)
+    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
     assert check_plan(plan, catalog) == []
     assert plan.solver.status == "optimal"
 
