@@ -157,3 +157,25 @@ def test_a_network_rack_costs_its_kit() -> None:
     assert plan.totals.network_racks == 1
     assert_usd(plan.totals.tco_usd, 805_779.20)
     assert [line.extended_usd for line in plan.bom if line.category == "network"] == [5000]
+
+
+def test_a_fabric_on_copper_alone_draws_nothing_and_pays_no_cooling_fit_out() -> None:
+    """Switches that draw no power, copper links from liq16 to the leaf: a 16-chip liq16 fabric draws 0 kW
+    (no optic at either end), so the air fit-out (the fabric's cooling) is not paid, only the liquid one.
+    Fit-outs: air $5,000, liquid $14,000. liq16: 161,000 + 1,000 switch + 14,000 + 18 kW x 2,163.60
+    = $214,944.80. Two air8 (their fabric optical, 10 W per switch-side optic): 2 x 106,140 + 1,000 +
+    5,000 = $218,280 (+ the optics' energy). Charging liq16 the air fit-out too would make air8 win."""
+    data = base_specs()
+    data["switches"]["sw"]["optic_w"] = 10
+    data["forms"]["liq16"].update(
+        {"endpoint_links": "copper", "copper_usd": 0, "copper_w": 0, "endpoint_optics_per_chip": 1}
+    )
+    data["sites"]["a"]["cooling_fixed_usd"] = {"air": 5000, "liquid": 14000}
+    data["scenarios"]["s"]["demand"] = {"chips": 16}
+    plan = solve(data)
+    assert choices(plan) == [("a", "liq16", "liquid", "up", 1)]
+    assert [line.item for line in plan.bom if line.category == "site"] == ["liquid cooling fit-out, one-off"]
+    assert_usd(plan.totals.tco_usd, 214_944.80)
+    truth = best_plan(catalog_from_dict(data), "s")
+    assert truth is not None
+    assert_usd(plan.objective.value if plan.objective else 0, truth[0])

@@ -256,14 +256,27 @@ def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scena
             )
             prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.tag}_{q_index}"
         if q == fabric_q:
-            copper = any(o.copper_kw for o in sm.options)
-            for (o, t), y in sorted(sm.y.items()):
-                sw = catalog.switches[o]
-                if sw.power_w > 0 or sw.optic_w > 0 or copper:
-                    prob += (
-                        lin([(y, 1), (z, -1)]) <= 0,
-                        f"fabric_cooling_{sm.tag}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p"),
-                    )
+            _fabric_cooling_on(prob, catalog, sm, z, q_index)
+
+
+def _fabric_cooling_on(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, z: Any, q_index: int) -> None:
+    """The fabric's cooling is used when the fabric draws any kW: a switch that draws power on => z; a
+    fabric whose only power is optics or copper links (which copper can leave at 0 kW) => its kW <= M z."""
+    for (o, t), y in sorted(sm.y.items()):
+        if catalog.switches[o].power_w > 0:
+            prob += (
+                lin([(y, 1), (z, -1)]) <= 0,
+                f"fabric_cooling_{sm.tag}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p"),
+            )
+    pairs = [(v, c) for v, c in sm.network_kw if c]  # copper ports K enter with a negative coefficient
+    positive = [(v, c) for v, c in pairs if c > 0]
+    if positive and all(v.upBound is not None for v, _ in positive):
+        big_m = sum(c * v.upBound for v, c in positive)
+        prob += lin(pairs + [(z, -big_m)]) <= 0, f"fabric_kw_on_{sm.tag}_{q_index}"
+    elif positive:  # no bound to scale the row by: any fabric on uses its cooling
+        for (o, t), y in sorted(sm.y.items()):
+            name = f"fabric_on_{sm.tag}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p")
+            prob += lin([(y, 1), (z, -1)]) <= 0, name
 
 
 def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> None:
