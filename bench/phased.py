@@ -1,14 +1,19 @@
-"""Phased portfolios: time to a proof of the phased MILP against the single-period model at the same size.
+"""Phased portfolios: time to a proof of the phased MILP, its variants, and the single-period model.
 
     python bench/phased.py                              # 10x4, 10x8, 25x4, 50x4 (sites x quarters), seed 0
-    python bench/phased.py --cases 10x8 --seeds 0,1 --limit 120
+    python bench/phased.py --cases 10x8 --seeds 0,1 --limit 120 --models today,plain
 
 For each case, in one run and one after the other on the same generated portfolio
 (`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2027-01, demand ramping to
-the full demand, a third of the halls opening late, a quarter growing): the phased model over all
-periods, and the single-period model of its last period alone (`single_of`: the same sites at their last
-figures, the last demand). Reports seconds to proof at gap 0 (or the limit), model sizes, and the ratio
-phased / single. Timings are printed, never asserted in tests.
+the full demand, a third of the halls opening late, a quarter growing), each of `--models`:
+  today   the phased model as `trnplan optimize` builds it (per-period capacity cuts; from 20 sites the
+          MIP start of `trnplan.optimize.start` on window-long site blocks)
+  plain   without issue 17's machinery (`cuts=False, start=False`: the first version's model, per period)
+  start   today's with the MIP start forced on, whatever the number of sites
+  single  the single-period model of its last period alone (`single_of`: the same sites at their last
+          figures, the last demand), as `trnplan optimize` builds it
+Reports seconds to proof at gap 0 (or the limit), model sizes, and each model's time over today's.
+Timings are printed, never asserted in tests.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ from typing import Any
 
 import yaml
 
+VARIANTS = {"today": {}, "plain": {"cuts": False, "start": False}, "start": {"start": True}, "single": {}}
 
-def solve_case(data: dict[str, Any], limit: float) -> dict[str, Any]:
+
+def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, Any]:
     from trnplan.load import load_specs
     from trnplan.optimize import build_model, solve_objective
 
@@ -31,7 +38,7 @@ def solve_case(data: dict[str, Any], limit: float) -> dict[str, Any]:
         catalog = load_specs([tmp])
     (scenario_id,) = catalog.scenarios
     began = time.perf_counter()
-    model = build_model(catalog, scenario_id)
+    model = build_model(catalog, scenario_id, **build)
     built = time.perf_counter() - began
     result, _decisions, _ = solve_objective(model, "highs", limit)
     variables = model.prob.variables()
@@ -53,10 +60,12 @@ def main() -> None:
     p.add_argument("--cases", default="10x4,10x8,25x4,50x4", help="SITESxQUARTERS, comma-separated")
     p.add_argument("--seeds", default="0")
     p.add_argument("--limit", type=float, default=120.0, help="seconds per solve")
+    p.add_argument("--models", default="today,plain,start,single", help=", ".join(VARIANTS))
     args = p.parse_args()
+    models = args.models.split(",")
     head = (
         f"{'case':>6} {'seed':>4} {'model':>7} {'status':>8} {'gap':>8} {'seconds':>8} {'vars':>6} "
-        f"{'ints':>6} {'rows':>6} {'phased/single':>13}"
+        f"{'ints':>6} {'rows':>6} {'/ today':>8}"
     )
     print(head)
     print("-" * len(head))
@@ -64,15 +73,16 @@ def main() -> None:
         sites, quarters = (int(x) for x in case.split("x"))
         for seed in (int(s) for s in args.seeds.split(",")):
             data = phased_portfolio_specs(sites, quarters, seed)
-            phased = solve_case(data, args.limit)
-            single = solve_case(single_of(data), args.limit)
-            ratio = phased["seconds"] / single["seconds"]
-            for name, row in (("phased", phased), ("single", single)):
-                gap = "-" if row["gap"] is None else f"{row['gap']:.2%}"
-                extra = f"{ratio:13.1f}" if name == "phased" else ""
+            rows = {}
+            for name in models:
+                case_data = single_of(data) if name == "single" else data
+                rows[name] = row = solve_case(case_data, args.limit, **VARIANTS[name])
+                gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
+                today = rows.get("today")
+                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else ""
                 print(
                     f"{case:>6} {seed:>4} {name:>7} {row['status']:>8} {gap:>8} {row['seconds']:8.1f} "
-                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {extra}",
+                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio}",
                     flush=True,
                 )
 

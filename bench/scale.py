@@ -2,6 +2,7 @@
 
     python bench/scale.py                                   # 10,25,50,100,200 sites, seeds 0,1
     python bench/scale.py --sizes 10,25 --seeds 0 --old-limit 60
+    python bench/scale.py --catalog DIR --key scale_first_catalog   # chips, forms, switches from DIR
 
 For each size and seed, in fresh processes one after the other on the same generated portfolio
 (trnplan/testkit/portfolio.py): the first version's model (`build_model(cuts=False, start=False)`) and
@@ -30,14 +31,14 @@ BENCH = Path(__file__).resolve().parent
 TARGETS = {50: 10.0, 100: 30.0, 200: 60.0}
 
 
-def worker(sites: int, seed: int, variant: str, limit: float) -> dict[str, Any]:
+def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:
     from trnplan.costs import evaluate
     from trnplan.load import load_specs
     from trnplan.optimize import build_model, solve_objective
     from trnplan.testkit.portfolio import write_portfolio
 
     with tempfile.TemporaryDirectory() as tmp:
-        scenario_id = write_portfolio(sites, Path(tmp), seed)
+        scenario_id = write_portfolio(sites, Path(tmp), seed, spec_dir=Path(spec_dir) if spec_dir else None)
         catalog = load_specs([tmp])
     t = time.perf_counter()
     old = variant == "old"
@@ -65,8 +66,8 @@ def worker(sites: int, seed: int, variant: str, limit: float) -> dict[str, Any]:
     return out
 
 
-def run(sites: int, seed: int, variant: str, limit: float) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--worker", f"{sites},{seed},{variant},{limit}"]
+def run(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--worker", f"{sites},{seed},{variant},{limit},{spec_dir}"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         return {
@@ -125,12 +126,14 @@ def main() -> None:
     p.add_argument("--old-limit", type=float, default=60.0, help="seconds for the first version's model")
     p.add_argument("--new-limit", type=float, default=300.0, help="seconds for today's model")
     p.add_argument("--old-max-sites", type=int, default=200, help="skip the old model above this size")
+    p.add_argument("--catalog", default="", help="spec folder for chips, forms, switches (default: shipped)")
     p.add_argument("--out", default=str(BENCH / "results.json"))
+    p.add_argument("--key", default="scale", help="key of the results in --out")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        sites, seed, variant, limit = args.worker.split(",")
-        print(json.dumps(worker(int(sites), int(seed), variant, float(limit))))
+        sites, seed, variant, limit, *spec_dir = args.worker.split(",", 4)
+        print(json.dumps(worker(int(sites), int(seed), variant, float(limit), "".join(spec_dir))))
         return
     rows = []
     started = time.perf_counter()
@@ -138,11 +141,11 @@ def main() -> None:
     for n in [int(s) for s in args.sizes.split(",")]:
         for seed in [int(s) for s in args.seeds.split(",")]:
             old = (
-                run(n, seed, "old", args.old_limit)
+                run(n, seed, "old", args.old_limit, args.catalog)
                 if n <= args.old_max_sites
                 else {"status": "not run", "seconds": float("nan")}
             )
-            new = run(n, seed, "new", args.new_limit)
+            new = run(n, seed, "new", args.new_limit, args.catalog)
             same = old.get("decisions") == new.get("decisions") and old.get("tco_usd") == new.get("tco_usd")
             rows.append({"sites": n, "seed": seed, "old": old, "new": new, "same": same})
             print(
@@ -159,13 +162,14 @@ def main() -> None:
         "loadavg_end": os.getloadavg(),
         "bench_s": time.perf_counter() - started,
         "command": "python bench/scale.py " + " ".join(sys.argv[1:]),
+        "catalog": args.catalog or "shipped",
     }
     print(table(rows))
     print(f"growth exponent of today's time in sites (proven sizes): {res['exponent_new']}")
     if args.out != "-":
         path = Path(args.out)
         data = json.loads(path.read_text()) if path.exists() else {}
-        data["scale"] = res
+        data[args.key] = res
         path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 

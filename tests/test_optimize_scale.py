@@ -2,7 +2,8 @@
 fast the proof comes, never the optimum.
 
 - The property test's drawn worlds, solved with every piece forced on (even at 1-2 sites): the optimum
-  equals brute-force enumeration, `check_plan` is clean, the status is optimal.
+  equals brute-force enumeration, `check_plan` is clean, the status is optimal; the same for the phased
+  property test's worlds against the brute force over periods.
 - A hand-worked capacity cut, and a start on a generated portfolio checked row by row: feasible, no
   better than the optimum, its bound no worse, and nothing it fixes off is used by the first model's
   optimum, which the new machinery returns to the cent with the same decisions.
@@ -18,18 +19,20 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
-from test_property_enumeration import agree, worlds
+from test_property_enumeration import agree, assert_explained_infeasible, world_catalog, worlds
+from test_property_phased import phased_worlds
 
 import trnplan.optimize.model as model_module
 from trnplan.costs import evaluate
 from trnplan.errors import InfeasibleError
 from trnplan.optimize import build_model, solve_objective
 from trnplan.optimize.model import set_objective
-from trnplan.optimize.start import mip_start, tightened
+from trnplan.optimize.start import Start, mip_start, tightened
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 from trnplan.testkit.oracle import best_plan
+from trnplan.testkit.phased_oracle import best_phased_plan
 
 EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
 
@@ -37,12 +40,21 @@ EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
 @contextmanager
 def machinery_on() -> Iterator[None]:
     """Every model built meanwhile has the cuts and solves from the start, however few its sites."""
+    import trnplan.optimize as optimize_module
+
+    def noted(model: Any) -> Start | None:
+        start = mip_start(model)
+        event("no start" if start is None else f"start with {'' if start.rows else 'no '}reduced-cost rows")
+        return start
+
     saved = model_module.START_MIN_SITES
     model_module.START_MIN_SITES = 0
+    optimize_module.mip_start = noted  # type: ignore[attr-defined]
     try:
         yield
     finally:
         model_module.START_MIN_SITES = saved
+        optimize_module.mip_start = mip_start  # type: ignore[attr-defined]
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,6 +77,26 @@ def test_machinery_matches_enumeration(world: dict[str, Any]) -> None:
     assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
     assert check_plan(plan, catalog) == []
     assert plan.solver.status == "optimal"
+
+
+@settings(max_examples=max(1, EXAMPLES * 2 // 3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(phased_worlds())
+def test_phased_machinery_matches_enumeration(world: dict[str, Any]) -> None:
+    """Phased worlds with the start on: each site's block spans the window (its modes are the scale-out
+    types), its reduced-cost rows and fixings keep the optimum of the brute force over periods."""
+    catalog = world_catalog(world)
+    if catalog is None:
+        return
+    truth = best_phased_plan(catalog, "p")
+    with machinery_on():
+        if truth is None:
+            assert_explained_infeasible(catalog)
+            return
+        plan = plan_scenario(catalog, "p", alternatives=0)
+    event(f"feasible {catalog.scenarios['p'].objective}")
+    assert plan.objective is not None and plan.periods is not None
+    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
+    assert plan.solver is not None and plan.solver.status == "optimal"
 
 
 def _cut_world() -> dict[str, Any]:
@@ -142,6 +174,7 @@ def test_start_by_hand_on_a_portfolio() -> None:
     ref, ref_decisions, _ = solve_objective(first, "highs", None)
     assert ref.status.value == "optimal" and ref.objective is not None and ref_decisions is not None
     used = {v.name for sm in first.sites for v in sm.y.values() if round(v.value() or 0) == 1}
+    optimum = {v.name: v.value() or 0.0 for v in first.prob.variables()}
 
     model = build_model(catalog, scenario_id, start=True)
     assert model.use_start
@@ -151,6 +184,11 @@ def test_start_by_hand_on_a_portfolio() -> None:
     assert _feasible(model, start.values) == []
     assert start.bound <= ref.objective + 1e-6 <= start.objective + 2e-6
     assert start.fix_off and not used & {v.name for v in start.fix_off}
+    # one reduced-cost row per site; the start and the first model's optimum both meet every one
+    assert len(start.rows) == len(model.sites)
+    for terms, upper in start.rows:
+        assert sum(c * start.values[name] for name, c in terms) <= upper + 1e-9
+        assert sum(c * optimum.get(name, 0.0) for name, c in terms) <= upper + 1e-9
     bounds = [v.upBound for v in start.fix_off]
     with tightened(start):
         assert all(v.upBound == 0 for v in start.fix_off)

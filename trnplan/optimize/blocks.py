@@ -46,6 +46,7 @@ class SiteBlock:
     site: SiteModel
     columns: list[Any]
     position: dict[str, int]
+    modes: dict[Any, Any]  # the site's fabric modes, each a binary: y[s,o,t] (phased: x[s,o])
     rows: list[Row] = field(default_factory=list)
 
     def lower(self) -> list[float]:
@@ -68,12 +69,21 @@ def _row_bounds(constraint: Any) -> tuple[float, float]:
 
 
 def site_blocks(model: Model) -> list[SiteBlock]:
-    """Each site's block; sites without variables get an empty one."""
+    """Each site's block; sites without variables get an empty one. A phased model's block is the site
+    over the whole window: every period's variables, the rows linking them and its x[s,o]; its modes are
+    the scale-out switch types (the tiers may grow from period to period)."""
     blocks = []
     owner: dict[str, int] = {}
+    known = {v.name for v in model.prob.variables()} if model.periods else set()
     for s, sm in enumerate(model.sites):
-        columns = site_variables(sm)
-        blocks.append(SiteBlock(sm, columns, {v.name: i for i, v in enumerate(columns)}))
+        modes: dict[Any, Any]
+        if model.periods:  # a variable no row mentions (a period's unused option) is left out
+            columns = [v for pm in model.periods for v in site_variables(pm.sites[s]) if v.name in known]
+            modes = {o: model.window[s][o] for o in sorted(model.window[s])}
+            columns += list(modes.values())
+        else:
+            columns, modes = site_variables(sm), {m: sm.y[m] for m in sorted(sm.y)}
+        blocks.append(SiteBlock(sm, columns, {v.name: i for i, v in enumerate(columns)}, modes))
         owner.update((v.name, s) for v in columns)
     coupling = set(model.coupling)
     for constraint in model.prob.constraints():

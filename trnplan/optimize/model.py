@@ -115,6 +115,7 @@ class Model:
     tag: str = ""  # suffix of the scenario-wide rows' names: a period's "_p1" in a phased model
     when: str = ""  # prefix of their labels: a period's "in 2026-07 "
     periods: list[Any] = field(default_factory=list)  # a phased model's `PeriodModel`s (`optimize.phased`)
+    window: list[dict[str, Any]] = field(default_factory=list)  # phased: per site, scale-out type -> x[s,o]
 
 
 def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: Option) -> int:
@@ -232,7 +233,8 @@ def prepare_sites(
 
 START_MIN_SITES = 20
 """From this many sites on, a solve starts from the primal heuristic's plan (below, it costs more than it
-saves; a start never changes what is proven)."""
+saves; a start never changes what is proven). Phased models too, their site blocks spanning the window:
+50 sites x 4 quarters proved in 68 s with it, not in 120 s without; 25 x 4 took 16.0 s against 13.3."""
 
 
 def build_model(
@@ -252,7 +254,9 @@ def build_model(
     if scenario.periods is not None:
         from trnplan.optimize.phased import build_phased_model
 
-        return build_phased_model(catalog, scenario_id, elastic=elastic, cuts=cuts)
+        phased = build_phased_model(catalog, scenario_id, elastic=elastic, cuts=cuts)
+        phased.use_start = not elastic and (len(phased.sites) >= START_MIN_SITES if start is None else start)
+        return phased
     from trnplan.periods import single_view
 
     catalog = single_view(catalog, scenario_id)

@@ -106,26 +106,33 @@ def _define_period(
         define_site_limits(prob, pm.model, sm)
 
 
-def _link_periods(prob: pulp.LpProblem, periods: list[PeriodModel], out_switches: list[str]) -> None:
-    """Installed units only grow; one scale-out switch type per site over the window."""
+def _link_periods(
+    prob: pulp.LpProblem, periods: list[PeriodModel], out_switches: list[str]
+) -> list[dict[str, Any]]:
+    """Installed units only grow; one scale-out switch type per site over the window. Returns each site's
+    x[s,o] by scale-out switch type."""
     for prev, cur in zip(periods, periods[1:], strict=False):
         for a, b in zip(prev.sites, cur.sites, strict=True):
             for i, (va, vb) in enumerate(zip(a.n, b.n, strict=True)):
                 prob += lin([(vb, 1), (va, -1)]) >= 0, f"grow_{b.tag}_{i}"
+    window: list[dict[str, Any]] = []
     for per_site in zip(*(pm.sites for pm in periods), strict=True):
         index = per_site[0].index
         xs = []
+        window.append({})
         for o_index, o in enumerate(out_switches):
             ys = [[y for (oo, _t), y in sm.y.items() if oo == o] for sm in per_site]
             if not any(ys):
                 continue
             x = prob.add_variable(f"x_{index}_{o_index}", 0, 1, pulp.LpBinary)
             xs.append((x, 1.0))
+            window[-1][o] = x
             for sm, y_list in zip(per_site, ys, strict=True):
                 if y_list:
                     prob += lin([(y, 1) for y in y_list] + [(x, -1)]) <= 0, f"one_type_{sm.tag}_{o_index}"
         if xs:
             prob += lin(xs) <= 1, f"one_type_{index}"
+    return window
 
 
 def _define_money(prob: pulp.LpProblem, model: Model, periods: list[PeriodModel]) -> None:
@@ -205,7 +212,7 @@ def build_phased_model(
         if not sub.scenario.demand.empty or (p is periods[-1] and not demanding):
             define_demand(prob, sub)
         model.periods.append(pm)
-    _link_periods(prob, model.periods, out_switches)
+    model.window = _link_periods(prob, model.periods, out_switches)
     model.sites = model.periods[-1].sites
     define_supply(prob, model)
     _define_money(prob, model, model.periods)

@@ -119,18 +119,28 @@ def _cbc_command() -> pulp.LpSolver | None:
     return None
 
 
+Bound = tuple[list[tuple[str, float]], float]
+"""A row `sum coef x var <= upper` over variables named as in the problem."""
+
+
 def solve(
     prob: pulp.LpProblem,
     solver: str = "highs",
     time_limit: float | None = None,
     start: dict[str, float] | None = None,
+    bounds: list[Bound] | None = None,
 ) -> SolveResult:
     """Solve to a proven optimum (relative gap 0) unless `time_limit` stops the search first.
 
     `start` (variable name -> value, HiGHS only) is a MIP start: HiGHS checks it and searches from it;
-    it changes how soon the proof comes, never what is proven."""
+    it changes how soon the proof comes, never what is proven. `bounds` (HiGHS only) are extra rows for
+    this solve alone, added to HiGHS's copy of the model (the PuLP problem is not changed): the caller
+    vouches that they keep every optimum (`trnplan.optimize.start`'s reduced-cost rows)."""
     check_solver_available(solver)
-    result = _solve_highs(prob, time_limit, start) if solver == "highs" else _solve_cbc(prob, time_limit)
+    if solver == "highs":
+        result = _solve_highs(prob, time_limit, start, bounds or [])
+    else:
+        result = _solve_cbc(prob, time_limit)
     if result.status is SolveStatus.NO_SOLUTION and time_limit is None:
         # "Stopped at a limit with no solution" when no limit was set is a solver failure, not a time-out.
         result = SolveResult(SolveStatus.ERROR, result.solver, result.version, None, None, result.termination)
@@ -247,6 +257,19 @@ def _highs_outcome(model_status: Any, has_primal: bool) -> tuple[SolveStatus, Te
     return SolveStatus.ERROR, termination
 
 
+def _add_bounds(h: Any, prob: pulp.LpProblem, bounds: list[Bound]) -> None:
+    """Append the rows to HiGHS's model (after PuLP's own, so PuLP reads its rows back unchanged)."""
+    if not bounds:
+        return
+    import highspy
+    import numpy as np
+
+    index = {v.name: v.index for v in prob.variables()}
+    for terms, upper in bounds:
+        idx = np.array([index[name] for name, _ in terms], dtype=np.int32)
+        h.addRow(-highspy.kHighsInf, upper, len(terms), idx, np.array([c for _, c in terms], dtype=float))
+
+
 def _set_start(h: Any, prob: pulp.LpProblem, start: dict[str, float] | None) -> None:
     """Hand HiGHS a MIP start (columns are numbered as PuLP built them: `var.index`)."""
     if not start:
@@ -259,7 +282,7 @@ def _set_start(h: Any, prob: pulp.LpProblem, start: dict[str, float] | None) -> 
 
 
 def _solve_highs(
-    prob: pulp.LpProblem, time_limit: float | None, start: dict[str, float] | None = None
+    prob: pulp.LpProblem, time_limit: float | None, start: dict[str, float] | None, bounds: list[Bound]
 ) -> SolveResult:
     silence_highs_banner()
     # One thread, a fixed seed and gap 0: the same model gives the same plan on any machine.
@@ -272,8 +295,10 @@ def _solve_highs(
     highs = pulp.HiGHS(**options)
 
     def call(lp: pulp.LpProblem) -> None:
+        _check_loaded(lp.solverModel, lp)
+        _add_bounds(lp.solverModel, lp, bounds)
         _set_start(lp.solverModel, lp, start)
-        _run_highs(lp.solverModel, lp)
+        _run_highs(lp.solverModel)
 
     highs.callSolver = call
     with warnings.catch_warnings():

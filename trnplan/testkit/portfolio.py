@@ -75,9 +75,12 @@ def portfolio_specs(
     chips: list[str] | None = None,
     demand_share: float | None = DEFAULT_SHARE,
     objective: str = "min_tco",
+    spec_dir: Path | None = None,
 ) -> dict[str, Any]:
+    """`spec_dir`: take chips, forms, switches and cooling from these specs instead of the shipped ones
+    (bench/scale.py measures on an earlier catalog this way)."""
     rng = random.Random(seed * 1_000_003 + n_sites)
-    data = copy.deepcopy(shipped_catalog())
+    data = copy.deepcopy(shipped_catalog(spec_dir))
     coolings = sorted(data["cooling"])
     sites: dict[str, Any] = {}
     total_mw = 0.0
@@ -136,9 +139,10 @@ def write_portfolio(
     chips: list[str] | None = None,
     demand_share: float | None = DEFAULT_SHARE,
     objective: str = "min_tco",
+    spec_dir: Path | None = None,
 ) -> str:
     """Write the portfolio as one spec file in out_dir; return the scenario id."""
-    data = portfolio_specs(n_sites, seed, chips, demand_share, objective)
+    data = portfolio_specs(n_sites, seed, chips, demand_share, objective, spec_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
     return f"portfolio-{n_sites}"
