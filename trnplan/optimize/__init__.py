@@ -74,8 +74,10 @@ def solve_objective(
         start, limit = _mip_start(model, solver, deadline.remaining())
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
         with progress.reading(scale, unit), tightened(start):
-            values, rows = (start.values, start.rows) if start else (None, None)
-            result = solve(model.prob, solver, limit, values, rows)
+            if start is None:
+                result = solve(model.prob, solver, limit)
+            else:
+                result = solve(model.prob, solver, limit, start=start.values, bounds=start.rows)
         return result, (extract(model) if result.status.has_solution else None), 1
     return _dinkelbach(model, solver, deadline, start_ratio)
 
