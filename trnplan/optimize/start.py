@@ -122,12 +122,6 @@ def _reduced_costs(pricing: Pricing, s: int, coupling: Coupling, duals: list[flo
     return cost
 
 
-def _price_site(
-    s: int, pricing: Pricing, coupling: Coupling, duals: list[float]
-) -> tuple[float, list[float]] | None:
-    return _price(pricing, s, coupling, duals)
-
-
 def _price(
     pricing: Pricing, s: int, coupling: Coupling, duals: list[float]
 ) -> tuple[float, list[float]] | None:
@@ -236,18 +230,18 @@ def _add(pr: Pricing, s: int, coupling: Coupling, values: list[float]) -> bool:
     return True
 
 
-def _each_site(work: Callable[[int, Pricing], T], pricings: list[Pricing]) -> list[T]:
-    """`work(s, pricing)` for every site, in site order, on up to PRICE_THREADS threads.
+def _each_site(work: Callable[[Pricing, int], T], pricings: list[Pricing]) -> list[T]:
+    """`work(pricing, s)` for every site, in site order, on up to PRICE_THREADS threads.
 
     Each site has its own HiGHS instance (one thread, fixed seed) and highspy releases the GIL while it
     solves, so sites price in parallel; each result depends on its site alone, and the caller takes them
     in site order, so the outcome is the same whatever the threads do."""
     if PRICE_THREADS <= 1 or len(pricings) < 2:
-        return [work(s, pr) for s, pr in enumerate(pricings)]
+        return [work(pr, s) for s, pr in enumerate(pricings)]
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=PRICE_THREADS) as pool:
-        return list(pool.map(work, range(len(pricings)), pricings))
+        return list(pool.map(work, pricings, range(len(pricings))))
 
 
 def _generate(pricings: list[Pricing], coupling: Coupling, duals: list[float]) -> list[float]:
@@ -258,7 +252,7 @@ def _generate(pricings: list[Pricing], coupling: Coupling, duals: list[float]) -
 
     best = (-math.inf, duals)
     for _round in range(MAX_ROUNDS):
-        priced = _each_site(partial(_price_site, coupling=coupling, duals=duals), pricings)
+        priced = _each_site(partial(_price, coupling=coupling, duals=duals), pricings)
         if all(found is not None for found in priced):
             bound = lagrangian_bound(coupling, duals, [found[0] for found in priced if found is not None])
             if bound > best[0]:
@@ -283,7 +277,7 @@ def _mode_columns(pricings: list[Pricing], coupling: Coupling, duals: list[float
     the site's two best modes only made the start 0.23% dearer on a 25-site portfolio, and its proof
     5x slower). Returns per site {mode or None: a lower bound on the reduced cost of any plan in that
     mode at the duals}; a mode whose MILP gave no bound is left out."""
-    return _each_site(lambda s, pr: _site_modes(pr, s, coupling, duals), pricings)
+    return _each_site(partial(_site_modes, coupling=coupling, duals=duals), pricings)
 
 
 def _site_modes(pr: Pricing, s: int, coupling: Coupling, duals: list[float]) -> dict[Any, float]:
