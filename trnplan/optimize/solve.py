@@ -170,7 +170,7 @@ def _check_loaded(h: Any, prob: pulp.LpProblem) -> None:
     )
 
 
-def _run_highs(h: Any, prob: pulp.LpProblem | None = None) -> None:
+def _run_highs(h: Any) -> None:
     """Run HiGHS so that Ctrl-C stops it at once; replaces PuLP's `h.run()`.
 
     `run()` keeps the main thread in C until the solve ends, and Python acts on SIGINT only then (Ctrl-C
@@ -183,8 +183,6 @@ def _run_highs(h: Any, prob: pulp.LpProblem | None = None) -> None:
     waiting main thread reports them; a session that keeps the best plan on Ctrl-C gets the stopped solve
     back as it is (HiGHS says "interrupted", with its incumbent if it has one) instead of the exception.
     """
-    if prob is not None:
-        _check_loaded(h, prob)
     if not all(hasattr(h, name) for name in ("startSolve", "wait", "cancelSolve", "HandleUserInterrupt")):
         h.run()  # an older highspy: Ctrl-C waits for the solve
         return
