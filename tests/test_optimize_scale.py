@@ -204,6 +204,34 @@ def test_start_by_hand_on_a_portfolio() -> None:
     assert round(tco, 2) == round(ref_tco, 2)
 
 
+def test_polish_frees_the_counts_when_the_fixed_ones_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The polish fixes the unit counts of the sites the master took one plan of whole; when those plans
+    cannot make a plan together (here: every site held at the empty plan, against a positive demand), it
+    frees the counts and still returns a feasible start, no cheaper than the optimum."""
+    import trnplan.optimize.start as start_module
+
+    catalog, scenario_id = _portfolio(10)
+    first = build_model(catalog, scenario_id, cuts=False, start=False)
+    ref, _, _ = solve_objective(first, "highs", None)
+    assert ref.objective is not None
+    choose = start_module._choose
+    held: list[int] = []
+
+    def empty_plans(pricings: Any, index: Any, x: Any) -> Any:
+        chosen = choose(pricings, index, x)
+        held.append(len(chosen))
+        return [(mode, pr.columns[0]) for pr, (mode, _plan) in zip(pricings, chosen, strict=True)]
+
+    monkeypatch.setattr(start_module, "_choose", empty_plans)
+    model = build_model(catalog, scenario_id, start=True)
+    set_objective(model, "min_tco")
+    start = mip_start(model)
+    assert held and all(n == len(model.sites) for n in held)
+    assert start is not None and _feasible(model, start.values) == []
+    assert start.objective >= ref.objective - 1e-6
+    assert any(round(start.values[v.name]) > 0 for sm in model.sites for v in sm.n)
+
+
 def test_machinery_is_deterministic() -> None:
     catalog, scenario_id = _portfolio(8, seed=1)
     runs = []
