@@ -207,29 +207,38 @@ def test_start_by_hand_on_a_portfolio() -> None:
 def test_polish_frees_the_counts_when_the_fixed_ones_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     """The polish fixes the unit counts of the sites the master took one plan of whole; when those plans
     cannot make a plan together (here: every site held at the empty plan, against a positive demand), it
-    frees the counts and still returns a feasible start, no cheaper than the optimum."""
+    frees the counts and still returns a feasible plan, no cheaper than the optimum."""
     import trnplan.optimize.start as start_module
 
     catalog, scenario_id = _portfolio(10)
     first = build_model(catalog, scenario_id, cuts=False, start=False)
     ref, _, _ = solve_objective(first, "highs", None)
     assert ref.objective is not None
-    choose = start_module._choose
-    held: list[int] = []
+    choose, polish = start_module._choose, start_module._polish
+    fixed_polishes: list[Any] = []
 
     def empty_plans(pricings: Any, index: Any, x: Any) -> Any:
         chosen = choose(pricings, index, x)
-        held.append(len(chosen))
         return [(mode, pr.columns[0]) for pr, (mode, _plan) in zip(pricings, chosen, strict=True)]
 
+    def record(model: Any, full: Any, pricings: Any, chosen: Any, fix: bool, start: Any = None) -> Any:
+        values = polish(model, full, pricings, chosen, fix, start)
+        if fix:
+            assert all(plan is pr.columns[0] for pr, (_m, plan) in zip(pricings, chosen, strict=True))
+            fixed_polishes.append(values)
+        return values
+
     monkeypatch.setattr(start_module, "_choose", empty_plans)
+    monkeypatch.setattr(start_module, "_polish", record)
     model = build_model(catalog, scenario_id, start=True)
     set_objective(model, "min_tco")
     start = mip_start(model)
-    assert held and all(n == len(model.sites) for n in held)
+    assert len(fixed_polishes) == 1 and fixed_polishes[0] is not None
+    values = dict(zip((v.name for v in model.prob.variables()), fixed_polishes[0], strict=True))
+    assert _feasible(model, values) == []
+    assert sum(round(values[v.name]) for sm in model.sites for v in sm.n) > 0
     assert start is not None and _feasible(model, start.values) == []
     assert start.objective >= ref.objective - 1e-6
-    assert any(round(start.values[v.name]) > 0 for sm in model.sites for v in sm.n)
 
 
 def test_machinery_is_deterministic() -> None:
