@@ -111,10 +111,12 @@ def table(rows: list[dict[str, Any]]) -> str:
                 else f"**missed** by {new['seconds'] - target:.1f} s"
             )
         size = f"{new.get('variables')} / {new.get('rows')} / {new.get('integers')}"
-        old_s, new_s = old.get("seconds", float("nan")), new.get("seconds", float("nan"))
+        ran = old["status"] != "not run"
+        old_s = f"{old['seconds']:.2f}" if ran else "-"
+        times = f"{prefix}{ratio:.1f}x" if ran else "-"
         lines.append(
-            f"| {r['sites']} | {r['seed']} | {size} | {old_s:.2f} | {old['status']} | {new_s:.2f} "
-            f"| {new['status']} | {prefix}{ratio:.1f}x | {same} | {met} |"
+            f"| {r['sites']} | {r['seed']} | {size} | {old_s} | {old['status']} | {new['seconds']:.2f} "
+            f"| {new['status']} | {times} | {same} | {met} |"
         )
     return head + "\n".join(lines) + "\n"
 
