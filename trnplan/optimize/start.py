@@ -96,8 +96,8 @@ def _polish(
         if plan is None or not fix:
             continue
         for var, x in zip(pr.block.columns, plan.values, strict=True):
-            if var.index in kinds:
-                full.changeColBounds(var.index, x, x)
+            if var.index in kinds:  # a count within HiGHS's integrality tolerance of a whole number
+                full.changeColBounds(var.index, float(round(x)), float(round(x)))
                 fixed.append(var.index)
     if start is not None:
         import numpy as np
