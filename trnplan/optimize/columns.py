@@ -313,8 +313,8 @@ def _site_modes(pr: Pricing, s: int, coupling: Coupling, duals: list[float]) -> 
     return site
 
 
-def new_pricings(model: Model, blocks: list[SiteBlock], full: Any, coupling: Coupling) -> list[Pricing]:
-    costs = list(full.getLp().col_cost_)
+def new_pricings(blocks: list[SiteBlock], costs: list[float], coupling: Coupling) -> list[Pricing]:
+    """Each site's pricing MILP, from the whole model's column costs (`var.index` order)."""
     pricings = []
     for s, block in enumerate(blocks):
         cost = [float(costs[v.index]) for v in block.columns]

@@ -88,24 +88,22 @@ def _polish(
             full.changeColBounds(var.index, on, on)
     full.setOptionValue("mip_max_nodes", POLISH_NODES)
     full.setOptionValue("mip_rel_gap", 0.0)
-    lp = full.getLp()
-    lower, upper = list(lp.col_lower_), list(lp.col_upper_)
-    kinds = set(integer)
-    fixed = []
-    for pr, (_mode, plan) in zip(pricings, chosen, strict=True):
-        if plan is None or not fix:
-            continue
-        for var, x in zip(pr.block.columns, plan.values, strict=True):
-            if var.index in kinds:  # a count within HiGHS's integrality tolerance of a whole number
-                full.changeColBounds(var.index, float(round(x)), float(round(x)))
-                fixed.append(var.index)
+    fixed: list[tuple[int, float, float]] = []  # (column, its bounds before)
+    if fix:
+        lp = full.getLp()
+        kinds = set(integer)
+        for pr, (_mode, plan) in zip(pricings, chosen, strict=True):
+            for var, x in zip(pr.block.columns, plan.values if plan else [], strict=False):
+                if var.index in kinds:  # a count within HiGHS's integrality tolerance of a whole number
+                    fixed.append((var.index, lp.col_lower_[var.index], lp.col_upper_[var.index]))
+                    full.changeColBounds(var.index, float(round(x)), float(round(x)))
     if start is not None:
         import numpy as np
 
         full.setSolution(len(start), np.arange(len(start), dtype=np.int32), np.array(start, dtype=float))
     values = _run_polish(full)
-    for i in fixed:  # HiGHS drops its solution when the model changes: read first, then free the counts
-        full.changeColBounds(i, lower[i], upper[i])
+    for i, lower, upper in fixed:  # HiGHS drops its solution when the model changes: read it first
+        full.changeColBounds(i, lower, upper)
     if values is None and fixed:
         values = _run_polish(full)
     return values
@@ -208,10 +206,10 @@ def mip_start(model: Model) -> Start | None:
     dual = list(full.getSolution().row_dual)
     index_of = {c.name: c.index for c in prob.constraints()}
     duals = clip_duals(coupling, [float(dual[index_of[name]]) for name in coupling.names])
-    pricings = new_pricings(model, blocks, full, coupling)
+    costs = list(full.getLp().col_cost_)
+    pricings = new_pricings(blocks, costs, coupling)
     duals = generate(pricings, coupling, duals)
     bounds = mode_columns(pricings, coupling, duals)
-    costs = list(full.getLp().col_cost_)
     complete = all(len(site) == len(pr.block.modes) + 1 for pr, site in zip(pricings, bounds, strict=True))
     bound = -math.inf
     if complete:
