@@ -2,6 +2,7 @@
 
     python bench/phased.py                              # 10x4, 10x8, 25x4, 50x4 (sites x quarters), seed 0
     python bench/phased.py --cases 10x8 --seeds 0,1 --limit 120 --models today,plain
+    python bench/phased.py --cases 10x8 --models start --highs-seeds 0,1,2,3
 
 For each case, in one run and one after the other on the same generated portfolio
 (`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2027-01, demand ramping to
@@ -13,6 +14,8 @@ the full demand, a third of the halls opening late, a quarter growing), each of 
   single  the single-period model of its last period alone (`single_of`: the same sites at their last
           figures, the last demand), as `trnplan optimize` builds it
 Reports seconds to proof at gap 0 (or the limit), model sizes, and each model's time over today's.
+With `--highs-seeds`, each model is solved once per HiGHS random seed (`trnplan.optimize.solve.HIGHS_SEED`;
+trnplan itself always uses 0; shown as MODEL@SEED): the same model and optimum, another search.
 Timings are printed, never asserted in tests.
 """
 
@@ -47,6 +50,7 @@ def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, An
         "build_s": built,
         "status": result.status.value,
         "gap": result.mip_gap,
+        "objective": result.objective,
         "variables": len(variables),
         "integers": sum(1 for v in variables if v.cat == "Integer"),
         "rows": len(model.prob.constraints),
@@ -54,6 +58,7 @@ def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, An
 
 
 def main() -> None:
+    import trnplan.optimize.solve as solve_module
     from trnplan.testkit.portfolio import phased_portfolio_specs, single_of
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -61,11 +66,12 @@ def main() -> None:
     p.add_argument("--seeds", default="0")
     p.add_argument("--limit", type=float, default=120.0, help="seconds per solve")
     p.add_argument("--models", default="today,plain,start,single", help=", ".join(VARIANTS))
+    p.add_argument("--highs-seeds", default="0", help="HiGHS seeds per model (0 is trnplan's)")
     args = p.parse_args()
     models = args.models.split(",")
     head = (
-        f"{'case':>6} {'seed':>4} {'model':>7} {'status':>8} {'gap':>8} {'seconds':>8} {'vars':>6} "
-        f"{'ints':>6} {'rows':>6} {'/ today':>8}"
+        f"{'case':>6} {'seed':>4} {'model':>8} {'status':>8} {'gap':>8} {'seconds':>8} {'vars':>6} "
+        f"{'ints':>6} {'rows':>6} {'/ today':>8} {'objective':>14}"
     )
     print(head)
     print("-" * len(head))
@@ -74,15 +80,18 @@ def main() -> None:
         for seed in (int(s) for s in args.seeds.split(",")):
             data = phased_portfolio_specs(sites, quarters, seed)
             rows = {}
-            for name in models:
+            for name, highs_seed in ((m, int(k)) for m in models for k in args.highs_seeds.split(",")):
                 case_data = single_of(data) if name == "single" else data
-                rows[name] = row = solve_case(case_data, args.limit, **VARIANTS[name])
+                solve_module.HIGHS_SEED = highs_seed
+                label = name if highs_seed == 0 else f"{name}@{highs_seed}"
+                rows[label] = row = solve_case(case_data, args.limit, **VARIANTS[name])
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
                 today = rows.get("today")
-                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else ""
+                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else f"{'':8}"
+                objective = "-" if row["objective"] is None else f"{row['objective']:.4f}"
                 print(
-                    f"{case:>6} {seed:>4} {name:>7} {row['status']:>8} {gap:>8} {row['seconds']:8.1f} "
-                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio}",
+                    f"{case:>6} {seed:>4} {label:>8} {row['status']:>8} {gap:>8} {row['seconds']:8.1f} "
+                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio} {objective:>14}",
                     flush=True,
                 )
 

@@ -28,6 +28,11 @@ MIN_HIGHSPY = "1.15"
 
 _banner_silenced = False
 
+HIGHS_SEED = 0
+"""HiGHS's random seed in `solve` (the MIP start's own solves keep 0). Always 0 in trnplan; bench/ sets
+others in its own processes to measure how much a proof's time depends on the search alone (the same
+model and start, the same optimum, another path through the tree)."""
+
 
 def silence_highs_banner() -> None:
     """highspy prints a banner to fd 1 on the first Highs() of a process; swallow it once."""
@@ -284,7 +289,9 @@ def _solve_highs(
 ) -> SolveResult:
     silence_highs_banner()
     # One thread, a fixed seed and gap 0: the same model gives the same plan on any machine.
-    options: dict[str, Any] = {"msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": 0}
+    options: dict[str, Any] = {
+        "msg": False, "gapRel": 0.0, "gapAbs": 1e-9, "threads": 1, "random_seed": HIGHS_SEED
+    }
     # HiGHS 1.16.0's RENS sub-MIP can loop forever, past the time limit, on some fabric models (a shipped
     # scenario with copper rack-to-leaf links hit it); the other heuristics and the proof are unchanged.
     options["mip_heuristic_run_rens"] = False
