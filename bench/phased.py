@@ -58,9 +58,11 @@ def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, An
 
 
 def main() -> None:
-    import trnplan.optimize.solve as solve_module
+    import importlib
+
     from trnplan.testkit.portfolio import phased_portfolio_specs, single_of
 
+    solve_module = importlib.import_module("trnplan.optimize.solve")  # the package's `solve` is the function
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="10x4,10x8,25x4,50x4", help="SITESxQUARTERS, comma-separated")
     p.add_argument("--seeds", default="0")

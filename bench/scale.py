@@ -46,8 +46,10 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         catalog = load_specs([tmp])
     t = time.perf_counter()
     if "@" in variant:  # "new@K": today's model, HiGHS seed K
-        import trnplan.optimize.solve as solve_module
+        import importlib
 
+        # the module, not the package's `solve` function of the same name
+        solve_module = importlib.import_module("trnplan.optimize.solve")
         variant, highs_seed = variant.split("@")
         solve_module.HIGHS_SEED = int(highs_seed)
     old = variant == "old"
