@@ -20,6 +20,7 @@ import pulp
 
 from trnplan.optimize.blocks import SiteBlock, block_highs, new_highs
 from trnplan.optimize.model import Model
+from trnplan.optimize.solve import confirm_infeasible
 
 MAX_ROUNDS = 4
 PRICE_NODES = 2000
@@ -116,6 +117,7 @@ def _price(
     h = pricing.highs
     h.changeColsCost(len(cost), np.arange(len(cost), dtype=np.int32), np.array(cost, dtype=float))
     h.run()
+    confirm_infeasible(h)  # an "infeasible" fixes the mode off: asked twice
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
         return math.inf, []

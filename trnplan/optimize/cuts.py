@@ -20,6 +20,7 @@ from typing import Any
 
 from trnplan.optimize.blocks import SiteBlock, block_highs, site_blocks
 from trnplan.optimize.model import Model, lin
+from trnplan.optimize.solve import confirm_infeasible
 
 MEASURES = ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops")
 
@@ -58,6 +59,7 @@ def mode_maxima(block: SiteBlock, q: str) -> tuple[float, dict[tuple[str, int], 
             h.changeColBounds(i, on, on)
         if h.run() == highspy.HighsStatus.kError:
             return None
+        confirm_infeasible(h)  # an "infeasible" makes W = 0: asked twice
         status = h.getModelStatus()
         if status == highspy.HighsModelStatus.kOptimal:
             value = _margin(float(h.getInfo().objective_function_value))

@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pulp
@@ -175,6 +177,31 @@ def _check_loaded(h: Any, prob: pulp.LpProblem) -> None:
     )
 
 
+def confirm_infeasible(h: Any, rerun: Callable[[Any], None] | None = None) -> bool:
+    """Re-check a HiGHS "infeasible" once with presolve off; True if a second run was made.
+
+    HiGHS 1.16.0's presolve has called a feasible MILP infeasible: a site's block with a reduced-cost row
+    and a demand row (`tests/fixtures/highs/presolve_infeasible.mps`; HiGHS accepts a plan of it as
+    feasible, and solves it with presolve off). Everything here that acts on "infeasible" (a fabric mode
+    fixed off, a capacity cut of 0, a scenario reported as having no plan) asks twice: the second run's
+    outcome is the answer. `rerun` runs the model again (default `h.run()`); it costs a solve only where
+    HiGHS says infeasible."""
+    import highspy
+
+    if h.getModelStatus() != highspy.HighsModelStatus.kInfeasible:
+        return False
+    h.setOptionValue("presolve", "off")
+    try:
+        (rerun or _plain_run)(h)
+    finally:
+        h.setOptionValue("presolve", "choose")  # trnplan never sets another
+    return True
+
+
+def _plain_run(h: Any) -> None:
+    h.run()
+
+
 def _run_highs(h: Any) -> None:
     """Run HiGHS so that Ctrl-C stops it at once; replaces PuLP's `h.run()`.
 
@@ -300,10 +327,20 @@ def _solve_highs(
     highs = pulp.HiGHS(**options)
 
     def call(lp: pulp.LpProblem) -> None:
-        _check_loaded(lp.solverModel, lp)
-        _add_bounds(lp.solverModel, lp, bounds)
-        _set_start(lp.solverModel, lp, start)
-        _run_highs(lp.solverModel)
+        h = lp.solverModel
+        _check_loaded(h, lp)
+        _add_bounds(h, lp, bounds)
+        _set_start(h, lp, start)
+        began = time.perf_counter()
+        _run_highs(h)
+
+        def again(h: Any) -> None:
+            if time_limit is not None:
+                h.setOptionValue("time_limit", max(0.1, float(time_limit) - (time.perf_counter() - began)))
+            _set_start(h, lp, start)
+            _run_highs(h)
+
+        confirm_infeasible(h, again)
 
     highs.callSolver = call
     with warnings.catch_warnings():
