@@ -15,7 +15,8 @@ the full demand, a third of the halls opening late, a quarter growing), each of 
           figures, the last demand), as `trnplan optimize` builds it
 Reports seconds to proof at gap 0 (or the limit), model sizes, and each model's time over today's.
 With `--highs-seeds`, each model is solved once per HiGHS random seed (`trnplan.optimize.solve.HIGHS_SEED`;
-trnplan itself always uses 0; shown as MODEL@SEED): the same model and optimum, another search.
+trnplan itself always uses 0; shown as MODEL@SEED): the same model, another search; a line per model
+says whether the seeds that proved found the same optimum.
 Timings are printed, never asserted in tests.
 """
 
@@ -57,6 +58,16 @@ def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, An
     }
 
 
+def _agreement(model: str, runs: list[dict[str, Any]]) -> str:
+    """Whether the proven runs of one model (one per HiGHS seed) found the same optimum."""
+    proven = sorted({round(r["objective"], 6) for r in runs if r["status"] == "optimal"})
+    if not proven:
+        return f"  {model}: no seed proved an optimum"
+    if len(proven) == 1:
+        return f"  {model}: every proving seed has the optimum {proven[0]:.4f}"
+    return f"  {model}: **the seeds' optima differ**: {', '.join(f'{v:.4f}' for v in proven)}"
+
+
 def main() -> None:
     import importlib
 
@@ -73,7 +84,7 @@ def main() -> None:
     models = args.models.split(",")
     head = (
         f"{'case':>6} {'seed':>4} {'model':>8} {'status':>8} {'gap':>8} {'seconds':>8} {'vars':>6} "
-        f"{'ints':>6} {'rows':>6} {'/ today':>8} {'objective':>14}"
+        f"{'ints':>6} {'rows':>6} {'/ today':>8}"
     )
     print(head)
     print("-" * len(head))
@@ -89,13 +100,15 @@ def main() -> None:
                 rows[label] = row = solve_case(case_data, args.limit, **VARIANTS[name])
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
                 today = rows.get("today")
-                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else f"{'':8}"
-                objective = "-" if row["objective"] is None else f"{row['objective']:.4f}"
+                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else ""
                 print(
                     f"{case:>6} {seed:>4} {label:>8} {row['status']:>8} {gap:>8} {row['seconds']:8.1f} "
-                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio} {objective:>14}",
+                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio}",
                     flush=True,
                 )
+            if "," in args.highs_seeds:
+                for name in models:
+                    print(_agreement(name, [r for label, r in rows.items() if label.split("@")[0] == name]))
 
 
 if __name__ == "__main__":
