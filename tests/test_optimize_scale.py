@@ -1,7 +1,8 @@
 """Issue 17's machinery is exact: capacity cuts, the MIP start and its reduced-cost fixings change how
 fast the proof comes, never the optimum.
 
-- The property test's drawn worlds, solved with every piece forced on (even at 1-2 sites): the optimum
+- The property test's drawn worlds, solved with every piece forced on (even at 1-2 sites; the frontier
+  program of `optimize.frontier` wherever it applies, single-demand min-TCO worlds): the optimum
   equals brute-force enumeration, `check_plan` is clean, the status is optimal; the same for the phased
   property test's worlds against the brute force over periods.
 - A hand-worked capacity cut, and a start on a generated portfolio checked row by row: feasible, no
@@ -25,7 +26,8 @@ from test_property_phased import phased_worlds
 import trnplan.optimize.model as model_module
 from trnplan.costs import evaluate
 from trnplan.errors import InfeasibleError
-from trnplan.optimize import build_model, solve_objective
+from trnplan.optimize import build_model, frontier, solve_objective
+from trnplan.optimize.frontier import prove
 from trnplan.optimize.model import set_objective
 from trnplan.optimize.start import Start, mip_start, tightened
 from trnplan.plan import plan_scenario
@@ -39,7 +41,8 @@ EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
 
 @contextmanager
 def machinery_on() -> Iterator[None]:
-    """Every model built meanwhile has the cuts and solves from the start, however few its sites."""
+    """Every model built meanwhile has the cuts and solves from the start, however few its sites, and
+    the frontier program proves it wherever it applies (`optimize.frontier`)."""
     import trnplan.optimize as optimize_module
 
     def noted(model: Any) -> Start | None:
@@ -47,14 +50,21 @@ def machinery_on() -> Iterator[None]:
         event("no start" if start is None else f"start with {'' if start.rows else 'no '}reduced-cost rows")
         return start
 
-    saved = model_module.START_MIN_SITES
-    model_module.START_MIN_SITES = 0
+    def proved(model: Any, start: Start | None, time_limit: float | None = None) -> frontier.Proof | None:
+        proof = prove(model, start, time_limit)
+        event("frontier proof" if proof is not None else "no frontier proof")
+        return proof
+
+    saved = model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES
+    model_module.START_MIN_SITES = frontier.FRONTIER_MIN_SITES = 0
     optimize_module.mip_start = noted  # type: ignore[attr-defined]
+    frontier.prove = proved  # type: ignore[assignment]
     try:
         yield
     finally:
-        model_module.START_MIN_SITES = saved
+        model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES = saved
         optimize_module.mip_start = mip_start  # type: ignore[attr-defined]
+        frontier.prove = prove  # type: ignore[assignment]
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

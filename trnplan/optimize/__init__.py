@@ -72,6 +72,9 @@ def solve_objective(
         if deadline.expired:
             return out_of_time(solver), None, 0
         start, limit = _mip_start(model, solver, deadline.remaining())
+        proven, limit = _frontier_proof(model, start, limit)
+        if proven is not None:
+            return proven, extract(model), 1
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
         with progress.reading(scale, unit), tightened(start):
             if start is None:
@@ -99,6 +102,35 @@ def _mip_start(model: Model, solver: str, time_limit: float | None) -> tuple[Sta
     if time_limit is not None:
         time_limit = max(0.1, time_limit - (time.perf_counter() - began))
     return start, time_limit
+
+
+def _frontier_proof(
+    model: Model, start: Start | None, time_limit: float | None
+) -> tuple[SolveResult | None, float | None]:
+    """The exact program over the sites' frontiers (`trnplan.optimize.frontier`, large single-demand
+    portfolios): its proven optimum with the model's variables set to its plan, or None and the time
+    limit left for HiGHS's search."""
+    from trnplan.optimize import frontier
+
+    if frontier.applicable(model, start) is None:
+        return None, time_limit
+    import time
+
+    import pulp
+
+    from trnplan.optimize.solve import highs_version
+
+    began = time.perf_counter()
+    proof = frontier.prove(model, start, time_limit)
+    if time_limit is not None:
+        time_limit = max(0.1, time_limit - (time.perf_counter() - began))
+    if proof is None:
+        return None, time_limit
+    for v in model.prob.variables():
+        v.varValue = proof.values[v.name]
+    objective = pulp.value(model.prob.objective)
+    result = SolveResult(SolveStatus.OPTIMAL, "HiGHS", highs_version(), 0.0, objective, Termination.OPTIMAL)
+    return result, None
 
 
 def _dinkelbach(

@@ -125,6 +125,19 @@ class Start:
     bound: float  # a proven lower bound on the optimum (Lagrangian, from the pricing MILPs)
     fix_off: list[Any] = field(default_factory=list)  # y variables
     rows: list[tuple[list[tuple[str, float]], float]] = field(default_factory=list)  # `solve`'s bounds
+    prices: Prices | None = None  # what the bound rests on, when it is complete (`optimize.frontier`)
+
+
+@dataclass
+class Prices:
+    """The pricing state the start's bound and rows come from: each site's pricing MILP and block, the
+    coupling rows, their duals, each site's least reduced cost per mode, and G = UB - LB."""
+
+    pricings: list[Pricing]
+    coupling: Coupling
+    duals: list[float]
+    bounds: list[dict[Any, float]]
+    gap: float
 
 
 def fix_off(pricings: list[Pricing], bounds: list[dict[Any, float]], gap: float) -> list[Any]:
@@ -158,7 +171,7 @@ def _choose(pricings: list[Pricing], index: list[list[int]], x: list[float]) -> 
     return chosen
 
 
-def _gap(objective: float, bound: float) -> float:
+def gap_of(objective: float, bound: float) -> float:
     """G = UB - LB, with a margin for rounding (inf without a bound)."""
     return objective - bound + 1e-7 * max(1.0, abs(objective)) + 1e-6
 
@@ -217,7 +230,7 @@ def mip_start(model: Model) -> Start | None:
     seen: list[Any] = []
     fix = not model.periods
     first = _integer_plan(model, full, pricings, coupling, costs, seen, fix)
-    margin_columns(pricings, coupling, duals, bounds, math.inf if first is None else _gap(first[1], bound))
+    margin_columns(pricings, coupling, duals, bounds, math.inf if first is None else gap_of(first[1], bound))
     again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first[0] if first else None)
     plans = [p for p in (first, again) if p is not None]
     if not plans:
@@ -225,9 +238,10 @@ def mip_start(model: Model) -> Start | None:
     values, objective = min(plans, key=lambda p: p[1])
     start = Start({v.name: values[v.index] for v in prob.variables()}, objective, bound)
     if complete:
-        gap = _gap(objective, bound)
+        gap = gap_of(objective, bound)
         start.fix_off = fix_off(pricings, bounds, gap)
         start.rows = reduced_cost_rows(pricings, coupling, duals, bounds, gap)
+        start.prices = Prices(pricings, coupling, duals, bounds, gap)
     return start
 
 

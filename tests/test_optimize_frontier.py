@@ -1,0 +1,165 @@
+"""The frontier program (`trnplan.optimize.frontier`) is exact: a proof of its own, so it is checked
+against brute force, HiGHS's proof and by hand.
+
+- Drawn worlds made single-demand min-TCO (the property test's worlds, their demand cut to one key, no
+  caps, budgets or supply limits): with every piece of issue 17 forced on, the program proves each one
+  (no fallback to HiGHS), its optimum equals brute-force enumeration and `check_plan` is clean.
+- A generated 5-site portfolio: the program's plan and HiGHS's own proof agree to the cent, with the same
+  decisions; run twice, the same plan; out of budget, HiGHS's search gives the same optimum.
+- The quantum and the program by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_optimize_scale import machinery_on
+from test_property_enumeration import agree, world_catalog, worlds
+
+import trnplan.optimize.model as model_module
+from trnplan.catalog import Catalog
+from trnplan.load import load_specs
+from trnplan.optimize import build_model, frontier, solve_objective
+from trnplan.optimize.frontier import Walk, program, quantum
+from trnplan.plan import plan_scenario
+from trnplan.plan.check import check_plan
+from trnplan.testkit.oracle import best_plan
+from trnplan.testkit.portfolio import write_portfolio
+
+EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
+
+
+def single_demand(world: dict[str, Any]) -> dict[str, Any]:
+    """The world as a portfolio the program applies to: min TCO, one demand, nothing else coupling."""
+    scenario = world["scenarios"]["p"]
+    demand = scenario["demand"]
+    keys = [k for k in ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops") if k in demand]
+    key = keys[0] if keys else "fp8_pflops"
+    scenario["demand"] = {key: demand.get(key, 8.0)}
+    scenario["objective"] = "min_tco"
+    for name in ("budget", "supply"):
+        scenario.pop(name, None)
+    if key != "effective_fp8_pflops":
+        scenario.pop("workload", None)
+    return world
+
+
+@settings(max_examples=2 * EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds().map(single_demand))
+def test_program_matches_enumeration(world: dict[str, Any]) -> None:
+    catalog = world_catalog(world)
+    if catalog is None:
+        return
+    truth = best_plan(catalog, "p")
+    if truth is None:
+        event("infeasible")
+        return
+    proofs: list[frontier.Proof | None] = []
+    with machinery_on():
+        proved = frontier.prove
+
+        def spy(model: Any, start: Any, time_limit: float | None = None) -> frontier.Proof | None:
+            proofs.append(proved(model, start, time_limit))
+            return proofs[-1]
+
+        frontier.prove = spy  # type: ignore[assignment]
+        try:
+            plan = plan_scenario(catalog, "p", alternatives=0)
+        finally:
+            frontier.prove = proved  # type: ignore[assignment]
+    if proofs:  # a model with a complete start: the program applies, and must prove it
+        assert proofs[0] is not None, "the program fell back to HiGHS on a single-demand world"
+        event("proved by the program")
+    assert plan.objective is not None and plan.solver is not None
+    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
+    assert check_plan(plan, catalog) == []
+    assert plan.solver.status == "optimal"
+
+
+def _portfolio(n: int, seed: int) -> tuple[Catalog, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario_id = write_portfolio(n, Path(tmp), seed)
+        return load_specs([tmp]), scenario_id
+
+
+def _solve(catalog: Catalog, scenario_id: str) -> tuple[Any, Any]:
+    model = build_model(catalog, scenario_id, start=True)
+    result, decisions, _ = solve_objective(model, "highs", None)
+    return result, decisions
+
+
+def test_program_agrees_with_highs_on_a_portfolio(monkeypatch: pytest.MonkeyPatch) -> None:
+    """5 sites (seed 2: 476 walk MILPs): the same optimum to the cent and the same decisions as HiGHS's
+    own proof of the same model; the same plan on a second run."""
+    catalog, scenario_id = _portfolio(5, seed=2)
+    monkeypatch.setattr(model_module, "START_MIN_SITES", 0)
+    monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 10**6)
+    highs, highs_decisions = _solve(catalog, scenario_id)
+    monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 0)
+    monkeypatch.setattr(frontier, "WALK_MILPS_PER_SITE", 10**4)
+    proofs: list[frontier.Proof | None] = []
+    proved = frontier.prove
+    monkeypatch.setattr(frontier, "prove", lambda *a: proofs.append(proved(*a)) or proofs[-1])
+    runs = [_solve(catalog, scenario_id) for _ in range(2)]
+    assert proofs and all(p is not None for p in proofs), "the program did not prove the portfolio"
+    for result, decisions in runs:
+        assert result.status.value == "optimal" and result.mip_gap == 0.0
+        assert abs(result.objective - highs.objective) * 1e6 <= 0.01  # M USD: to the cent
+        assert decisions == highs_decisions
+    assert proofs[0] is not None and proofs[1] is not None and proofs[0].values == proofs[1].values
+
+
+def test_out_of_budget_the_search_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog, scenario_id = _portfolio(5, seed=2)
+    monkeypatch.setattr(model_module, "START_MIN_SITES", 0)
+    monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 0)
+    monkeypatch.setattr(frontier, "WALK_MILPS_PER_SITE", 2)
+    proofs: list[frontier.Proof | None] = []
+    proved = frontier.prove
+    monkeypatch.setattr(frontier, "prove", lambda *a: proofs.append(proved(*a)) or proofs[-1])
+    result, _ = _solve(catalog, scenario_id)
+    assert proofs == [None]
+    monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 10**6)
+    highs, _ = _solve(catalog, scenario_id)
+    assert result.status.value == "optimal" and result.objective == pytest.approx(highs.objective, abs=1e-8)
+
+
+def test_quantum() -> None:
+    # 41.568 = 48 x 0.866, 83.136 = 48 x 1.732, 362.448 = 48 x 7.551; 320 brings it down to 0.016
+    assert quantum([41.568, 83.136, 362.448]) == pytest.approx(0.048)
+    assert quantum([41.568, 83.136, 362.448, 320.0]) == pytest.approx(0.016)
+    assert quantum([8.0, 12.0]) == 4.0
+    assert quantum([0.1234567]) is None  # more than six decimal digits: F cannot be counted exactly
+    assert quantum([0.0]) is None
+
+
+def _walk(points: list[tuple[int, float]], least: float = 0.0) -> Walk:
+    return Walk(None, [], None, 0, least, [(f, c, [float(f)]) for f, c in points])
+
+
+@given(st.integers(0, 12))
+def test_program_by_hand(need: int) -> None:
+    """Two sites: a = {0: 0, 3: 5, 5: 7}, b = {0: 0, 4: 6, 6: 10} (F: cost); the cheapest pair meeting
+    `need`, against every pair."""
+    a, b = _walk([(0, 0.0), (3, 5.0), (5, 7.0)]), _walk([(0, 0.0), (4, 6.0), (6, 10.0)])
+    pairs = [
+        (ca + cb, (i, j))
+        for i, (fa, ca, _) in enumerate(a.points)
+        for j, (fb, cb, _) in enumerate(b.points)
+        if fa + fb >= need
+    ]
+    found = program([a, b], need, 0.0, 100.0)
+    if not pairs:
+        assert found is None
+        return
+    best = min(c for c, _ in pairs)
+    assert found is not None and found[0] == best
+    i, j = found[1]
+    assert a.points[i][1] + b.points[j][1] == best and a.points[i][0] + b.points[j][0] >= need
+    assert program([a, b], need, 0.0, best - 0.5) is None  # nothing at or under the bound handed in
