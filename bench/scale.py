@@ -4,6 +4,7 @@
     python bench/scale.py --sizes 10,25 --seeds 0 --old-limit 60
     python bench/scale.py --catalog DIR --key scale_first_catalog   # chips, forms, switches from DIR
     python bench/scale.py --sizes 200 --seeds 1 --old-max-sites 0 --highs-seeds 0,1,2 --out -
+    python bench/scale.py --sizes 50,200 --seeds 0 --old-max-sites 0 --also search,program --out -
 
 For each size and seed, in fresh processes one after the other on the same generated portfolio
 (trnplan/testkit/portfolio.py): the first version's model (`build_model(cuts=False, start=False)`) and
@@ -13,8 +14,11 @@ sizes, whether both found the same decisions and TCO to the cent, and the growth
 time in sites (least squares on log-log over the proven sizes). With `--highs-seeds`, today's model is
 solved again with each other HiGHS random seed (`trnplan.optimize.solve.HIGHS_SEED`; trnplan itself
 always uses 0): the same model, start and optimum, another search, to show how much of a proof's time
-is the search's luck; the targets are judged on seed 0, what `trnplan optimize` runs. Merges its results into
-bench/results.json under "scale". Timings are never asserted in tests.
+is the search's luck; the targets are judged on seed 0, what `trnplan optimize` runs. The "frontier
+program" column says whether `trnplan.optimize.frontier` proved the portfolio (from 150 sites) or HiGHS's
+search did; `--also search,program` adds today's model with the program off and with it forced at any
+size (no MILP budget). Merges its results into bench/results.json under "scale". Timings are never
+asserted in tests.
 """
 
 from __future__ import annotations
@@ -52,6 +56,21 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         solve_module = importlib.import_module("trnplan.optimize.solve")
         variant, highs_seed = variant.split("@")
         solve_module.HIGHS_SEED = int(highs_seed)
+    from trnplan.optimize import frontier
+
+    if "!" in variant:  # "new!search": HiGHS's search only; "new!program": the frontier program forced
+        variant, mode = variant.split("!")
+        frontier.FRONTIER_MIN_SITES = 10**6 if mode == "search" else 0
+        if mode == "program":
+            frontier.WALK_MILPS_PER_SITE = 10**6
+    proofs: list[Any] = []
+    prove = frontier.prove
+
+    def spy(*args: Any) -> Any:
+        proofs.append(prove(*args))
+        return proofs[-1]
+
+    frontier.prove = spy  # type: ignore[assignment]
     old = variant == "old"
     model = build_model(catalog, scenario_id, cuts=not old, start=False if old else None)
     build_s = time.perf_counter() - t
@@ -68,6 +87,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         "variables": len(model.prob.variables()),
         "rows": len(model.prob.constraints()),
         "integers": sum(1 for v in model.prob.variables() if v.cat == "Integer"),
+        "program": _program(proofs),
     }
     if decisions is not None:
         scenario = catalog.scenarios[scenario_id]
@@ -75,6 +95,13 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         out["tco_usd"] = round(tco, 2)
         out["decisions"] = hashlib.sha256(repr(decisions).encode()).hexdigest()[:16]
     return out
+
+
+def _program(proofs: list[Any]) -> str:
+    """What the frontier program did: not tried (-), no proof (HiGHS's search followed), or proved."""
+    if not proofs:
+        return "-"
+    return "no proof" if proofs[0] is None else f"proved, {proofs[0].milps} MILPs"
 
 
 def run(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:
@@ -101,9 +128,10 @@ def exponent(points: list[tuple[int, float]]) -> float | None:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
-def _other(seed: int, run: dict[str, Any], seed0: dict[str, Any]) -> str:
-    """Seconds with another HiGHS seed; its status if not proven; a flag if it proved another TCO."""
-    out = f"{seed}: {run.get('seconds', 0):.1f}"
+def _other(label: str, run: dict[str, Any], seed0: dict[str, Any]) -> str:
+    """Seconds of another run of today's model (another HiGHS seed, the search only, the program forced);
+    its status if not proven; a flag if it proved another TCO."""
+    out = f"{label}: {run.get('seconds', 0):.1f}"
     if run["status"] != "optimal":
         return out + f" ({run['status']})"
     if seed0["status"] == "optimal" and run.get("tco_usd") != seed0.get("tco_usd"):
@@ -114,8 +142,8 @@ def _other(seed: int, run: dict[str, Any], seed0: dict[str, Any]) -> str:
 def table(rows: list[dict[str, Any]]) -> str:
     head = (
         "| sites | seed | vars / rows / int (new) | old s | old status | new s | new status | old / new "
-        "| same plan & TCO | target | other HiGHS seeds: s |\n"
-        "|---:|---:|---|---:|---|---:|---|---:|---|---|---|\n"
+        "| same plan & TCO | target | frontier program | other runs: s |\n"
+        "|---:|---:|---|---:|---|---:|---|---:|---|---|---|---|\n"
     )
     lines = []
     for r in rows:
@@ -136,10 +164,10 @@ def table(rows: list[dict[str, Any]]) -> str:
         ran = old["status"] != "not run"
         old_s = f"{old['seconds']:.2f}" if ran else "-"
         times = f"{prefix}{ratio:.1f}x" if ran else "-"
-        others = " / ".join(_other(k, o, new) for k, o in sorted(r.get("others", {}).items()))
+        others = " / ".join(_other(k, o, new) for k, o in r.get("others", {}).items())
         lines.append(
             f"| {r['sites']} | {r['seed']} | {size} | {old_s} | {old['status']} | {new['seconds']:.2f} "
-            f"| {new['status']} | {times} | {same} | {met} | {others or '-'} |"
+            f"| {new['status']} | {times} | {same} | {met} | {new.get('program', '-')} | {others or '-'} |"
         )
     return head + "\n".join(lines) + "\n"
 
@@ -155,6 +183,8 @@ def main() -> None:
     p.add_argument("--out", default=str(BENCH / "results.json"))
     p.add_argument("--key", default="scale", help="key of the results in --out")
     p.add_argument("--highs-seeds", default="0", help="HiGHS seeds for today's model (0 is trnplan's)")
+    p.add_argument("--also", default="", help="search,program: today's model with HiGHS's search only "
+                   "(the frontier program off) / the program forced at any size, without its MILP budget")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -174,10 +204,13 @@ def main() -> None:
             new = run(n, seed, "new", args.new_limit, args.catalog)
             same = old.get("decisions") == new.get("decisions") and old.get("tco_usd") == new.get("tco_usd")
             others = {
-                k: run(n, seed, f"new@{k}", args.new_limit, args.catalog)
+                f"HiGHS seed {k}": run(n, seed, f"new@{k}", args.new_limit, args.catalog)
                 for k in (int(x) for x in args.highs_seeds.split(","))
                 if k != 0
             }
+            for mode in filter(None, args.also.split(",")):
+                label = {"search": "search only", "program": "program forced"}[mode]
+                others[label] = run(n, seed, f"new!{mode}", args.new_limit, args.catalog)
             rows.append({"sites": n, "seed": seed, "old": old, "new": new, "same": same, "others": others})
             print(
                 f"{n} sites seed {seed}: old {old.get('seconds', 0):.1f} s {old['status']}, "

@@ -6,7 +6,7 @@ against brute force, HiGHS's proof and by hand.
   (no fallback to HiGHS), its optimum equals brute-force enumeration and `check_plan` is clean.
 - A generated 5-site portfolio: the program's plan and HiGHS's own proof agree to the cent, with the same
   decisions; run twice, the same plan; out of budget, HiGHS's search gives the same optimum.
-- The quantum and the program by hand.
+- The quantum and the program by hand; Ctrl-C during the walk.
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ from test_property_enumeration import agree, world_catalog, worlds
 import trnplan.optimize.model as model_module
 from trnplan.catalog import Catalog
 from trnplan.load import load_specs
-from trnplan.optimize import build_model, frontier, solve_objective
+from trnplan.optimize import build_model, frontier, optimize, progress, solve_objective
+from trnplan.optimize.columns import PRICE_THREADS
 from trnplan.optimize.frontier import Walk, program, quantum
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
+from trnplan.solution import Solution, SolveStatus, Termination
 from trnplan.testkit.oracle import best_plan
 from trnplan.testkit.portfolio import write_portfolio
 
@@ -163,3 +165,64 @@ def test_program_by_hand(need: int) -> None:
     i, j = found[1]
     assert a.points[i][1] + b.points[j][1] == best and a.points[i][0] + b.points[j][0] >= need
     assert program([a, b], need, 0.0, best - 0.5) is None  # nothing at or under the bound handed in
+
+
+def test_ctrl_c_stops_every_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the main thread waits stops every walk at its next MILP; re-raised without a
+    session, noted in a session that keeps the best plan. A failed walk stops the others the same way."""
+    import concurrent.futures
+    import time
+
+    seen: list[int] = []
+
+    def run(walk: Walk, budget: frontier.Budget) -> bool:
+        for step in range(10**5):  # a long walk: ends only when the budget says stop
+            if not budget.take():
+                seen.append(step)
+                return False
+            time.sleep(0.001)
+            if walk.least < 0 and step == 5:
+                return False  # this site's walk fails (an unproven MILP)
+        raise AssertionError("the walk was not stopped")
+
+    waited = concurrent.futures.wait
+
+    def ctrl_c(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.05)  # the walks are under way
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(frontier, "_run", run)
+    walks = [_walk([(0, 0.0)], least=float(i)) for i in range(3)]
+    monkeypatch.setattr(concurrent.futures, "wait", ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        frontier._walk_all(walks, frontier.Budget(10**9))
+    assert len(seen) == min(PRICE_THREADS, 3)  # the running walks stopped; the one waiting never starts
+    seen.clear()
+    with progress.watch(keep_best_on_interrupt=True) as session:
+        assert frontier._walk_all(walks, frontier.Budget(10**9)) is False
+        assert session.interrupted
+    monkeypatch.setattr(concurrent.futures, "wait", waited)
+    seen.clear()
+    failing = [_walk([(0, 0.0)], least=-1.0), *walks[1:]]
+    assert frontier._walk_all(failing, frontier.Budget(10**9)) is False  # and promptly: no AssertionError
+    assert seen
+
+
+def test_ctrl_c_in_the_walk_keeps_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session that keeps the best plan gets the start, marked unproven and interrupted."""
+    catalog, scenario_id = _portfolio(5, seed=2)
+    monkeypatch.setattr(model_module, "START_MIN_SITES", 0)
+    monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 0)
+
+    def interrupted(*_args: Any) -> None:
+        session = progress.current()
+        assert session is not None
+        session.interrupted = True
+
+    monkeypatch.setattr(frontier, "prove", interrupted)
+    with progress.watch(keep_best_on_interrupt=True), pytest.raises(progress.SearchInterrupted) as info:
+        optimize(catalog, scenario_id, alternatives=0)
+    solution = info.value.solution
+    assert isinstance(solution, Solution) and solution.decisions.deployments
+    assert solution.result.status is SolveStatus.FEASIBLE
+    assert solution.result.termination is Termination.INTERRUPT and solution.result.mip_gap

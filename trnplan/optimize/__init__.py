@@ -124,13 +124,18 @@ def _frontier_proof(
     proof = frontier.prove(model, start, time_limit)
     if time_limit is not None:
         time_limit = max(0.1, time_limit - (time.perf_counter() - began))
-    if proof is None:
+    if proof is None and not (progress.interrupted() and start is not None):
         return None, time_limit
+    # proven, or Ctrl-C in a session that keeps the best plan: the start, unproven
+    values = proof.values if proof is not None else start.values if start is not None else {}
     for v in model.prob.variables():
-        v.varValue = proof.values[v.name]
-    objective = pulp.value(model.prob.objective)
-    result = SolveResult(SolveStatus.OPTIMAL, "HiGHS", highs_version(), 0.0, objective, Termination.OPTIMAL)
-    return result, None
+        v.varValue = values[v.name]
+    objective, version = pulp.value(model.prob.objective), highs_version()
+    if proof is not None:
+        return SolveResult(SolveStatus.OPTIMAL, "HiGHS", version, 0.0, objective, Termination.OPTIMAL), None
+    assert start is not None
+    gap = (start.objective - start.bound) / max(abs(start.objective), 1e-12)
+    return SolveResult(SolveStatus.FEASIBLE, "HiGHS", version, gap, objective, Termination.INTERRUPT), None
 
 
 def _dinkelbach(

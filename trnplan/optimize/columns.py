@@ -211,7 +211,7 @@ def _add(pr: Pricing, s: int, coupling: Coupling, values: list[float]) -> bool:
     return True
 
 
-def each_site(work: Callable[[Pricing, int], T], pricings: list[Pricing]) -> list[T]:
+def _each_site(work: Callable[[Pricing, int], T], pricings: list[Pricing]) -> list[T]:
     """`work(pricing, s)` for every site, in site order, on up to PRICE_THREADS threads.
 
     Each site has its own HiGHS instance (one thread, fixed seed) and highspy releases the GIL while it
@@ -233,7 +233,7 @@ def generate(pricings: list[Pricing], coupling: Coupling, duals: list[float]) ->
 
     best = (-math.inf, duals)
     for _round in range(MAX_ROUNDS):
-        priced = each_site(partial(_price, coupling=coupling, duals=duals), pricings)
+        priced = _each_site(partial(_price, coupling=coupling, duals=duals), pricings)
         if all(found is not None for found in priced):
             bound = lagrangian_bound(coupling, duals, [found[0] for found in priced if found is not None])
             if bound > best[0]:
@@ -256,7 +256,7 @@ def mode_columns(pricings: list[Pricing], coupling: Coupling, duals: list[float]
     tier" plans that pricing alone (all or nothing at a price) never proposes. Returns per site {mode or
     None: a lower bound on the reduced cost of any plan in that mode at the duals}; a mode whose MILP gave
     no bound is left out."""
-    return each_site(partial(_site_modes, coupling=coupling, duals=duals), pricings)
+    return _each_site(partial(_site_modes, coupling=coupling, duals=duals), pricings)
 
 
 def margin_columns(
@@ -283,7 +283,7 @@ def margin_columns(
                     _add(pr, s, coupling, priced[1])
         _only(pr, ANY_MODE)
 
-    each_site(work, pricings)
+    _each_site(work, pricings)
 
 
 ANY_MODE = object()

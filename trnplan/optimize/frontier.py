@@ -13,7 +13,8 @@ is only needed over the plans within that row, and there it is a step function w
    row, the start's fixed-off modes and a threshold row: min cost subject to F >= t, proven at gap 0;
    the next t is the plan's F plus one quantum (the demand coefficients' common divisor: F is counted
    in whole quanta, so no breakpoint is stepped over). Sites are walked on PRICE_THREADS threads, each
-   on its own HiGHS instance, results in site order. HiGHS's "infeasible" is asked twice
+   on its own HiGHS instance; each walk depends on its site alone, so the breakpoints are the same
+   whatever the threads do. HiGHS's "infeasible" is asked twice
    (`confirm_infeasible`), a solve error is asked again with presolve off, and anything else unproven
    ends the walk: no proof, HiGHS's own search follows as before.
 2. The program: Pareto states (F, cost) site by site (fewest breakpoints first), each dropped when its
@@ -46,10 +47,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import partial
 from typing import Any
 
-from trnplan.optimize.columns import each_site
+from trnplan.optimize.columns import PRICE_THREADS
 from trnplan.optimize.model import Model
 from trnplan.optimize.solve import confirm_infeasible
 from trnplan.optimize.start import Prices, Start, gap_of, reduced_cost_rows
@@ -87,6 +87,10 @@ class Budget:
         with self.lock:
             self.left -= 1
             return self.left >= 0 and time.perf_counter() < self.until
+
+    def stop(self) -> None:
+        with self.lock:
+            self.until = -math.inf
 
 
 @dataclass
@@ -137,8 +141,34 @@ def _walks(prices: Prices, start: Start, q: float, window: float) -> list[Walk]:
     return walks
 
 
-def _walk_site(_pricing: Any, s: int, walks: list[Walk], budget: Budget) -> bool:
-    return _run(walks[s], budget)
+def _walk_all(walks: list[Walk], budget: Budget) -> bool:
+    """Every site's walk on PRICE_THREADS threads (each its own HiGHS instance); False as soon as one
+    fails (the rest stop at their next MILP). Ctrl-C stops them all the same way, then is re-raised; in
+    a session that keeps the best plan it is noted instead (`progress.interrupted()`): no proof."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    from trnplan.optimize import progress
+    from trnplan.optimize.solve import PROGRESS_STEP_S
+
+    pool = ThreadPoolExecutor(max_workers=PRICE_THREADS)
+    try:
+        futures = [pool.submit(_run, w, budget) for w in walks]
+        pending = set(futures)
+        while pending:  # short waits, where Ctrl-C lands at once
+            done, pending = wait(pending, timeout=PROGRESS_STEP_S)
+            if any(f.exception() is not None or not f.result() for f in done):
+                budget.stop()  # one walk failed: no proof, so the others stop too
+        return all(f.result() for f in futures)
+    except KeyboardInterrupt:
+        budget.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        session = progress.current()
+        if session is None or not session.keep_best_on_interrupt:
+            raise
+        session.interrupted = True
+        return False
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run(walk: Walk, budget: Budget) -> bool:
@@ -259,7 +289,7 @@ def prove(model: Model, start: Start | None, time_limit: float | None = None) ->
     while True:
         windows.append(window)
         walks = _walks(prices, start, q, window)
-        if not all(each_site(partial(_walk_site, walks=walks, budget=budget), prices.pricings)):
+        if not _walk_all(walks, budget):
             return None
         found = program(walks, need, prices.duals[0] * q, start.objective)
         # within G every plan no dearer than the start is covered: the optimum, whatever rounding says
