@@ -166,8 +166,7 @@ def _walk_all(walks: list[Walk], budget: Budget) -> bool:
                 budget.stop()  # one walk failed: no proof, so the others stop too
         return all(f.result() for f in futures)
     except KeyboardInterrupt:
-        budget.stop()
-        pool.shutdown(wait=True, cancel_futures=True)
+        budget.stop()  # the walks end at their next MILP; `finally` waits for them
         session = progress.current()
         if session is None or not session.keep_best_on_interrupt:
             raise
