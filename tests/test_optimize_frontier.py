@@ -62,19 +62,8 @@ def test_program_matches_enumeration(world: dict[str, Any]) -> None:
     if truth is None:
         event("infeasible")
         return
-    proofs: list[frontier.Proof | None] = []
-    with machinery_on():
-        proved = frontier.prove
-
-        def spy(model: Any, start: Any, time_limit: float | None = None) -> frontier.Proof | None:
-            proofs.append(proved(model, start, time_limit))
-            return proofs[-1]
-
-        frontier.prove = spy  # type: ignore[assignment]
-        try:
-            plan = plan_scenario(catalog, "p", alternatives=0)
-        finally:
-            frontier.prove = proved  # type: ignore[assignment]
+    with machinery_on() as proofs:
+        plan = plan_scenario(catalog, "p", alternatives=0)
     if proofs:  # a model with a complete start: the program applies, and must prove it
         assert proofs[0] is not None, "the program fell back to HiGHS on a single-demand world"
         event("proved by the program")
@@ -96,6 +85,14 @@ def _solve(catalog: Catalog, scenario_id: str) -> tuple[Any, Any]:
     return result, decisions
 
 
+def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[frontier.Proof | None]:
+    """What each attempt of the program gives, from now on in the test."""
+    proofs: list[frontier.Proof | None] = []
+    proved = frontier.prove
+    monkeypatch.setattr(frontier, "prove", lambda *a: proofs.append(proved(*a)) or proofs[-1])
+    return proofs
+
+
 def test_program_agrees_with_highs_on_a_portfolio(monkeypatch: pytest.MonkeyPatch) -> None:
     """5 sites (seed 2: 476 walk MILPs): the same optimum to the cent and the same decisions as HiGHS's
     own proof of the same model; the same plan on a second run."""
@@ -105,9 +102,7 @@ def test_program_agrees_with_highs_on_a_portfolio(monkeypatch: pytest.MonkeyPatc
     highs, highs_decisions = _solve(catalog, scenario_id)
     monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 0)
     monkeypatch.setattr(frontier, "WALK_MILPS_PER_SITE", 10**4)
-    proofs: list[frontier.Proof | None] = []
-    proved = frontier.prove
-    monkeypatch.setattr(frontier, "prove", lambda *a: proofs.append(proved(*a)) or proofs[-1])
+    proofs = _recorded(monkeypatch)
     runs = [_solve(catalog, scenario_id) for _ in range(2)]
     assert proofs and all(p is not None for p in proofs), "the program did not prove the portfolio"
     for result, decisions in runs:
@@ -122,9 +117,7 @@ def test_out_of_budget_the_search_decides(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(model_module, "START_MIN_SITES", 0)
     monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 0)
     monkeypatch.setattr(frontier, "WALK_MILPS_PER_SITE", 2)
-    proofs: list[frontier.Proof | None] = []
-    proved = frontier.prove
-    monkeypatch.setattr(frontier, "prove", lambda *a: proofs.append(proved(*a)) or proofs[-1])
+    proofs = _recorded(monkeypatch)
     result, _ = _solve(catalog, scenario_id)
     assert proofs == [None]
     monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 10**6)

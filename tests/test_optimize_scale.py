@@ -40,9 +40,10 @@ EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
 
 
 @contextmanager
-def machinery_on() -> Iterator[None]:
+def machinery_on() -> Iterator[list[frontier.Proof | None]]:
     """Every model built meanwhile has the cuts and solves from the start, however few its sites, and
-    the frontier program proves it wherever it applies (`optimize.frontier`)."""
+    the frontier program proves it wherever it applies (`optimize.frontier`); yields what each of the
+    program's attempts gave (None: no proof, HiGHS's search decided)."""
     import trnplan.optimize as optimize_module
 
     def noted(model: Any) -> Start | None:
@@ -50,17 +51,19 @@ def machinery_on() -> Iterator[None]:
         event("no start" if start is None else f"start with {'' if start.rows else 'no '}reduced-cost rows")
         return start
 
+    proofs: list[frontier.Proof | None] = []
+
     def proved(model: Any, start: Start | None, time_limit: float | None = None) -> frontier.Proof | None:
-        proof = prove(model, start, time_limit)
-        event("frontier proof" if proof is not None else "no frontier proof")
-        return proof
+        proofs.append(prove(model, start, time_limit))
+        event("frontier proof" if proofs[-1] is not None else "no frontier proof")
+        return proofs[-1]
 
     saved = model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES
     model_module.START_MIN_SITES = frontier.FRONTIER_MIN_SITES = 0
     optimize_module.mip_start = noted  # type: ignore[attr-defined]
     frontier.prove = proved  # type: ignore[assignment]
     try:
-        yield
+        yield proofs
     finally:
         model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES = saved
         optimize_module.mip_start = mip_start  # type: ignore[attr-defined]
