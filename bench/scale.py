@@ -63,6 +63,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         frontier.FRONTIER_MIN_SITES = 10**6 if mode == "search" else 0
         if mode == "program":
             frontier.WALK_MILPS_PER_SITE = 10**6
+            frontier.WIDE_START = math.inf
     proofs: list[Any] = []
     prove = frontier.prove
 

@@ -11,6 +11,7 @@ against brute force, HiGHS's proof and by hand.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -102,6 +103,7 @@ def test_program_agrees_with_highs_on_a_portfolio(monkeypatch: pytest.MonkeyPatc
     highs, highs_decisions = _solve(catalog, scenario_id)
     monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 0)
     monkeypatch.setattr(frontier, "WALK_MILPS_PER_SITE", 10**4)
+    monkeypatch.setattr(frontier, "WIDE_START", math.inf)
     proofs = _recorded(monkeypatch)
     runs = [_solve(catalog, scenario_id) for _ in range(2)]
     assert proofs and all(p is not None for p in proofs), "the program did not prove the portfolio"
@@ -122,6 +124,22 @@ def test_out_of_budget_the_search_decides(monkeypatch: pytest.MonkeyPatch) -> No
     assert proofs == [None]
     monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 10**6)
     highs, _ = _solve(catalog, scenario_id)
+    assert result.status.value == "optimal" and result.objective == pytest.approx(highs.objective, abs=1e-8)
+
+
+def test_a_wide_start_is_left_to_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """G past WIDE_START first windows: no walk at all, and HiGHS's search proves the same optimum."""
+    catalog, scenario_id = _portfolio(5, seed=2)
+    monkeypatch.setattr(model_module, "START_MIN_SITES", 0)
+    monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 10**6)
+    highs, _ = _solve(catalog, scenario_id)
+    monkeypatch.setattr(frontier, "FRONTIER_MIN_SITES", 0)
+    monkeypatch.setattr(frontier, "WIDE_START", 0.0)  # any G > 0 is wide
+    walked: list[Any] = []
+    monkeypatch.setattr(frontier, "_walk_all", lambda *a: walked.append(a) or False)
+    proofs = _recorded(monkeypatch)
+    result, _ = _solve(catalog, scenario_id)
+    assert proofs == [None] and walked == []
     assert result.status.value == "optimal" and result.objective == pytest.approx(highs.objective, abs=1e-8)
 
 

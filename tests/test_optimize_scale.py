@@ -13,6 +13,7 @@ TRNPLAN_SCALE_EXAMPLES sets the number of drawn worlds (default 150).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,14 +59,15 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
         event("frontier proof" if proofs[-1] is not None else "no frontier proof")
         return proofs[-1]
 
-    saved = model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES
+    saved = model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START
     model_module.START_MIN_SITES = frontier.FRONTIER_MIN_SITES = 0
+    frontier.WIDE_START = math.inf
     optimize_module.mip_start = noted  # type: ignore[attr-defined]
     frontier.prove = proved  # type: ignore[assignment]
     try:
         yield proofs
     finally:
-        model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES = saved
+        model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START = saved
         optimize_module.mip_start = mip_start  # type: ignore[attr-defined]
         frontier.prove = prove  # type: ignore[assignment]
 

@@ -184,11 +184,15 @@ def _integer_plan(
     costs: list[float],
     seen: list[Any],
     fix: bool,
-    start: list[float] | None = None,
+    start: tuple[list[float], float] | None = None,
 ) -> tuple[list[float], float] | None:
     """The restricted master as a MILP, polished: a plan of the whole model and its objective, or None
     (also when the master chose what it chose in an earlier call, listed in `seen`: the polish would
-    give the same plan again)."""
+    give the same plan again).
+
+    From a `start` (its values and objective) the polish looks only for plans that beat it (HiGHS's
+    `objective_bound`): at 200 sites the polish from the first plan took 5-11 s and on two of four
+    generated portfolios ended dearer than it; with the bound HiGHS stops there in under a second."""
     h, index = master(pricings, coupling, integer=True)
     if h.getInfo().primal_solution_status != 2:
         return None
@@ -197,7 +201,10 @@ def _integer_plan(
     if key in seen:
         return None
     seen.append(key)
-    values = _polish(model, full, pricings, chosen, fix, start)
+    if start is not None:  # HiGHS stops where its bound shows no plan beats the start's
+        full.setOptionValue("objective_bound", start[1])
+    values = _polish(model, full, pricings, chosen, fix, start[0] if start else None)
+    full.setOptionValue("objective_bound", math.inf)
     if values is None:
         return None
     return values, sum(c * x for c, x in zip(costs, values, strict=True))
@@ -231,7 +238,7 @@ def mip_start(model: Model) -> Start | None:
     fix = not model.periods
     first = _integer_plan(model, full, pricings, coupling, costs, seen, fix)
     margin_columns(pricings, coupling, duals, bounds, math.inf if first is None else gap_of(first[1], bound))
-    again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first[0] if first else None)
+    again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first)
     plans = [p for p in (first, again) if p is not None]
     if not plans:
         return None
