@@ -68,8 +68,8 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
     prove = frontier.prove
 
     def spy(*args: Any) -> Any:
-        proofs.append(prove(*args))
-        return proofs[-1]
+        proofs.append((prove(*args), args[1]))  # the proof and the start it came from
+        return proofs[-1][0]
 
     frontier.prove = spy  # type: ignore[assignment]
     old = variant == "old"
@@ -100,9 +100,14 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
 
 def _program(proofs: list[Any]) -> str:
     """What the frontier program did: not tried (-), no proof (HiGHS's search followed), or proved."""
+    from trnplan.optimize import frontier
+
     if not proofs:
         return "-"
-    return "no proof" if proofs[0] is None else f"proved, {proofs[0].milps} MILPs"
+    proof, start = proofs[0]
+    if proof is None:
+        return "no proof (start far above its bound)" if start and frontier.too_wide(start) else "no proof"
+    return f"proved, {proof.milps:,} MILPs"
 
 
 def run(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:

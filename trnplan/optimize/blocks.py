@@ -138,17 +138,18 @@ SMALL_MIP_OPTIONS: dict[str, bool | float] = {
 thousands of times (pricing, `optimize.frontier`'s walk), nearly always at the root: there HiGHS's
 whole-model machinery (restarts, symmetry detection, its primal heuristics) costs more than it finds.
 Without it the 200-site seed-1 walk took 82 thread-seconds instead of 114 with the same breakpoints, and
-the start's pricing 7 s instead of 19 (bench/README.md). What a MILP proves does not depend on them."""
+the start's pricing 7 s instead of 19 (bench/README.md). What a MILP proves does not depend on them. A
+phased model's window-long blocks keep HiGHS's defaults: there the start took as long either way."""
 
 
-def block_highs(block: SiteBlock, *, integer: bool) -> Any:
-    """The block as a HiGHS model (objective left at zero for the caller to set); as a MILP with
+def block_highs(block: SiteBlock, *, integer: bool, lean: bool = False) -> Any:
+    """The block as a HiGHS model (objective left at zero for the caller to set); a `lean` MILP with
     SMALL_MIP_OPTIONS."""
     import highspy
     import numpy as np
 
     h = new_highs()
-    if integer:
+    if integer and lean:
         for name, value in SMALL_MIP_OPTIONS.items():
             h.setOptionValue(name, value)
     inf = highspy.kHighsInf

@@ -315,12 +315,15 @@ def _site_modes(pr: Pricing, s: int, coupling: Coupling, duals: list[float]) -> 
     return site
 
 
-def new_pricings(blocks: list[SiteBlock], costs: list[float], coupling: Coupling) -> list[Pricing]:
-    """Each site's pricing MILP, from the whole model's column costs (`var.index` order)."""
+def new_pricings(
+    blocks: list[SiteBlock], costs: list[float], coupling: Coupling, *, lean: bool = False
+) -> list[Pricing]:
+    """Each site's pricing MILP, from the whole model's column costs (`var.index` order); `lean`: with
+    `blocks.SMALL_MIP_OPTIONS`."""
     pricings = []
     for s, block in enumerate(blocks):
         cost = [float(costs[v.index]) for v in block.columns]
-        pr = Pricing(block, block_highs(block, integer=True), cost)
+        pr = Pricing(block, block_highs(block, integer=True, lean=lean), cost)
         pr.highs.setOptionValue("mip_rel_gap", 1e-6)
         pr.highs.setOptionValue("mip_max_nodes", PRICE_NODES)
         pr.columns.append(_column(pr, s, coupling, [0.0] * len(block.columns)))  # the empty site

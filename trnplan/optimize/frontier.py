@@ -134,7 +134,7 @@ def _walks(prices: Prices, start: Start, q: float, window: float) -> list[Walk]:
     walks = []
     for s, pr in enumerate(prices.pricings):
         block = pr.block
-        h = block_highs(block, integer=True)
+        h = block_highs(block, integer=True, lean=True)
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", WALK_GAP)
         for v in block.columns:
@@ -285,6 +285,17 @@ class Proof:
     windows: list[float]
 
 
+def first_window(start: Start) -> float:
+    """The first walk's window: min(G, FIRST_WINDOW x the start's objective)."""
+    gap = start.prices.gap if start.prices is not None else math.inf
+    return min(gap, FIRST_WINDOW * abs(start.objective))
+
+
+def too_wide(start: Start) -> bool:
+    """G past WIDE_START first windows: the walk is not begun (see the module's docstring)."""
+    return start.prices is not None and start.prices.gap > WIDE_START * first_window(start)
+
+
 def prove(model: Model, start: Start | None, time_limit: float | None = None) -> Proof | None:
     """The proof of the module's docstring, or None (not applicable, out of budget or time, an unproven
     MILP, or a plan that does not check): then HiGHS's search decides, as without it."""
@@ -295,8 +306,8 @@ def prove(model: Model, start: Start | None, time_limit: float | None = None) ->
     until = time.perf_counter() + time_limit if time_limit is not None else math.inf
     budget = Budget(WALK_MILPS_PER_SITE * len(model.sites), until)
     need = prices.coupling.lower[0] / q
-    window = min(prices.gap, FIRST_WINDOW * abs(start.objective))
-    if prices.gap > WIDE_START * window:
+    window = first_window(start)
+    if too_wide(start):
         return None  # the start is near the optimum, so the optimum lies far past the first window
     windows: list[float] = []
     while True:

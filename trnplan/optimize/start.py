@@ -16,8 +16,8 @@ Sites couple only through a few rows (demand, supply caps, budgets; `Model.coupl
    rows; polish: the whole model with each site's fabric mode fixed to that plan's (and, in a
    single-period model, the unit counts of each site it took one plan of whole), solved as a MILP. Then,
    in the modes that can still hold a plan no dearer than that one, the best plans at twice the duals,
-   and the master and polish (counts free, from the first plan) again. The better plan is the start,
-   of objective UB.
+   and the master and polish (counts free, from the first plan, only for plans that beat it) again.
+   The better plan is the start, of objective UB.
 5. What the bound proves, for the solve from the start: with G = UB - LB, a mode whose cheapest plan
    costs more than G above the site's best is fixed off, and each site's reduced cost is held within G
    of its least (`reduced_cost_rows`): both keep every plan no dearer than the start, so every optimum.
@@ -227,7 +227,7 @@ def mip_start(model: Model) -> Start | None:
     index_of = {c.name: c.index for c in prob.constraints()}
     duals = clip_duals(coupling, [float(dual[index_of[name]]) for name in coupling.names])
     costs = list(full.getLp().col_cost_)
-    pricings = new_pricings(blocks, costs, coupling)
+    pricings = new_pricings(blocks, costs, coupling, lean=not model.periods)
     duals = generate(pricings, coupling, duals)
     bounds = mode_columns(pricings, coupling, duals)
     complete = all(len(site) == len(pr.block.modes) + 1 for pr, site in zip(pricings, bounds, strict=True))
