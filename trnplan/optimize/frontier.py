@@ -298,17 +298,16 @@ def too_wide(start: Start) -> bool:
 
 def prove(model: Model, start: Start | None, time_limit: float | None = None) -> Proof | None:
     """The proof of the module's docstring, or None (not applicable, out of budget or time, an unproven
-    MILP, or a plan that does not check): then HiGHS's search decides, as without it."""
+    MILP, or a plan that does not check; no walk at all from a start `too_wide`): then HiGHS's search
+    decides, as without it."""
     q = applicable(model, start)
-    if q is None or start is None or start.prices is None:
+    if q is None or start is None or start.prices is None or too_wide(start):
         return None
     prices = start.prices
     until = time.perf_counter() + time_limit if time_limit is not None else math.inf
     budget = Budget(WALK_MILPS_PER_SITE * len(model.sites), until)
     need = prices.coupling.lower[0] / q
     window = first_window(start)
-    if too_wide(start):
-        return None  # the start is near the optimum, so the optimum lies far past the first window
     windows: list[float] = []
     while True:
         floor = 2 * len(prices.pricings)  # a walk's least: one breakpoint and the end, per site
