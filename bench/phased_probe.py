@@ -1,0 +1,219 @@
+"""Where a phased portfolio's proof time goes: the phased MILP against relaxations of it (issue 17).
+
+    python bench/phased_probe.py                          # 10 sites x 8 quarters, seed 0; ~8 min
+    python bench/phased_probe.py --case 10x4 --limit 60   # a quick look
+
+Builds the phased model of a generated portfolio (`trnplan.testkit.portfolio.phased_portfolio_specs`) as
+`trnplan optimize` does at 10 sites (per-period capacity cuts, no MIP start), and solves it and its
+variants in HiGHS alone, one after the other, each from scratch with trnplan's settings (one thread,
+seed 0, gap 0, RENS off):
+  full            the model
+  counts relaxed  every general integer continuous (the unit counts n[s,i,p] and the scale-out switch
+                  counts T[s,p]), every binary kept (fabric tiers, scale-out type, cooling): a lower
+                  bound, the model without the counts' integrality
+  T relaxed       only the switch counts T continuous: a lower bound
+  binaries fixed  every binary fixed at full's best plan: the counts' own integer problem
+  mir             full with, per period, the mixed-integer rounding row of its demand row at each rack's
+                  FP8 PFLOPs (sum_j (floor(a_j/d) + min(f_j, f)/f) n_j >= ceil(D/d), f = frac(D/d), f_j =
+                  frac(a_j/d)): valid for every plan, so the same optimum, a tighter LP if HiGHS lacks them
+Reports seconds, status, objective and dual bound (M USD), nodes, and the root LP. Timings are printed,
+never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def build_highs(data: dict[str, Any]) -> Any:
+    """The phased model as `trnplan optimize` builds it, as a highspy model (written and read back as MPS,
+    so names are PuLP's)."""
+    import highspy
+
+    from trnplan.load import load_specs
+    from trnplan.optimize import build_model
+    from trnplan.optimize.model import set_objective
+    from trnplan.optimize.solve import silence_highs_banner
+
+    silence_highs_banner()
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
+        catalog = load_specs([tmp])
+        (scenario_id,) = catalog.scenarios
+        model = build_model(catalog, scenario_id, start=False)
+        set_objective(model, catalog.scenarios[scenario_id].objective)
+        mps = Path(tmp) / "model.mps"
+        model.prob.writeMPS(str(mps))
+        h = highspy.Highs()  # type: ignore[no-untyped-call]
+        h.setOptionValue("output_flag", False)
+        h.readModel(str(mps))
+    return h
+
+
+def _solve(h: Any, limit: float) -> dict[str, Any]:
+    for key, value in (
+        ("mip_rel_gap", 0.0),
+        ("mip_abs_gap", 1e-9),
+        ("threads", 1),
+        ("random_seed", 0),
+        ("mip_heuristic_run_rens", False),
+        ("time_limit", float(limit)),
+    ):
+        h.setOptionValue(key, value)
+    began = time.perf_counter()
+    h.run()
+    info = h.getInfo()
+    return {
+        "seconds": time.perf_counter() - began,
+        "status": h.modelStatusToString(h.getModelStatus()),
+        "objective": info.objective_function_value,
+        "bound": info.mip_dual_bound,
+        "nodes": info.mip_node_count,
+        "values": list(h.getSolution().col_value),
+    }
+
+
+def _root_lp(h: Any) -> float:
+    """The LP relaxation's optimum (a copy of the model with every integrality dropped)."""
+    import highspy
+
+    lp = h.getLp()
+    relaxed = highspy.Highs()  # type: ignore[no-untyped-call]
+    relaxed.setOptionValue("output_flag", False)
+    relaxed.passModel(lp)
+    relax(relaxed, list(range(relaxed.getNumCol())))
+    relaxed.run()
+    return float(relaxed.getInfo().objective_function_value)
+
+
+def _kinds(h: Any) -> tuple[list[int], list[int]]:
+    """The columns of the general integers (unit and switch counts) and of the binaries."""
+    import highspy
+
+    lp = h.getLp()
+    counts: list[int] = []
+    binaries: list[int] = []
+    for j, (kind, upper) in enumerate(zip(lp.integrality_, lp.col_upper_, strict=True)):
+        if kind != highspy.HighsVarType.kInteger:
+            continue
+        (binaries if upper <= 1 else counts).append(j)
+    return counts, binaries
+
+
+def relax(h: Any, columns: list[int]) -> None:
+    import highspy
+    import numpy as np
+
+    h.changeColsIntegrality(
+        len(columns),
+        np.array(columns, dtype=np.int32),
+        np.array([highspy.HighsVarType.kContinuous] * len(columns)),
+    )
+
+
+def fix_binaries(h: Any, binaries: list[int], values: list[float]) -> None:
+    for j in binaries:
+        v = float(round(values[j]))
+        h.changeColBounds(j, v, v)
+
+
+def add_mir_rows(h: Any) -> int:
+    """Per demand row (sum a_j n_j >= D, every n_j a non-negative integer) and each distinct a_j as the
+    divisor d: the MIR row above. Returns how many rows were added."""
+    import highspy
+    import numpy as np
+
+    lp = h.getLp()
+    names = [h.getRowName(r)[1] for r in range(h.getNumRow())]
+    demand: dict[int, list[tuple[int, float]]] = {
+        r: [] for r, name in enumerate(names) if name.startswith("demand_")
+    }
+    matrix = lp.a_matrix_
+    starts, index, value = list(matrix.start_), list(matrix.index_), list(matrix.value_)
+    for j in range(h.getNumCol()):
+        for k in range(starts[j], starts[j + 1]):
+            if index[k] in demand:
+                demand[index[k]].append((j, value[k]))
+    added = 0
+    for r, terms in demand.items():
+        if not all(
+            lp.integrality_[j] == highspy.HighsVarType.kInteger and lp.col_lower_[j] >= 0 for j, _ in terms
+        ):
+            continue  # a continuous term: the rounding is not valid as written
+        rhs = lp.row_lower_[r]
+        for d in sorted({round(a, 9) for _, a in terms if a > 0}):
+            f = rhs / d - math.floor(rhs / d)
+            if f < 1e-6 or f > 1 - 1e-6:
+                continue
+            idx, val = [], []
+            for j, a in terms:
+                whole, frac = divmod(a / d, 1.0)
+                if frac > 1 - 1e-9:
+                    whole, frac = whole + 1, 0.0
+                c = whole + min(frac, f) / f
+                if c > 0:
+                    idx.append(j)
+                    val.append(c)
+            h.addRow(
+                float(math.ceil(rhs / d)),
+                highspy.kHighsInf,
+                len(idx),
+                np.array(idx, dtype=np.int32),
+                np.array(val),
+            )
+            added += 1
+    return added
+
+
+def main() -> None:
+    from trnplan.testkit.portfolio import phased_portfolio_specs
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", default="10x8", help="SITESxQUARTERS")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=float, default=200.0, help="seconds per solve")
+    args = p.parse_args()
+    sites, quarters = (int(x) for x in args.case.split("x"))
+    data = phased_portfolio_specs(sites, quarters, args.seed)
+    h = build_highs(data)
+    counts, binaries = _kinds(h)
+    switch_counts = [j for j in counts if h.getColName(j)[1].startswith("T_")]
+    print(
+        f"{args.case} seed {args.seed}: {h.getNumCol()} columns, {h.getNumRow()} rows, "
+        f"{len(counts)} general integers ({len(switch_counts)} switch counts), {len(binaries)} binaries; "
+        f"LP relaxation {_root_lp(h):.4f} M USD"
+    )
+    head = f"{'variant':<15} {'status':<18} {'seconds':>8} {'objective':>12} {'bound':>12} {'nodes':>7}"
+    print(head)
+    print("-" * len(head))
+
+    def show(name: str, row: dict[str, Any]) -> None:
+        print(
+            f"{name:<15} {row['status'][:18]:<18} {row['seconds']:8.1f} {row['objective']:12.4f} "
+            f"{row['bound']:12.4f} {row['nodes']:7d}",
+            flush=True,
+        )
+
+    full = _solve(h, args.limit)
+    show("full", full)
+    for name, columns in (("counts relaxed", counts), ("T relaxed", switch_counts)):
+        relaxed = build_highs(data)
+        relax(relaxed, columns)
+        show(name, _solve(relaxed, args.limit))
+    fixed = build_highs(data)
+    fix_binaries(fixed, binaries, full["values"])
+    show("binaries fixed", _solve(fixed, args.limit))
+    mir = build_highs(data)
+    added = add_mir_rows(mir)
+    show(f"mir (+{added})", _solve(mir, args.limit))
+
+
+if __name__ == "__main__":
+    main()
