@@ -80,14 +80,19 @@ def _solve(h: Any, limit: float) -> dict[str, Any]:
     }
 
 
-def _root_lp(h: Any) -> float:
-    """The LP relaxation's optimum (a copy of the model with every integrality dropped)."""
+def copy_of(h: Any) -> Any:
+    """A fresh HiGHS instance holding the same model (names included), nothing solved yet."""
     import highspy
 
-    lp = h.getLp()
-    relaxed = highspy.Highs()  # type: ignore[no-untyped-call]
-    relaxed.setOptionValue("output_flag", False)
-    relaxed.passModel(lp)
+    out = highspy.Highs()  # type: ignore[no-untyped-call]
+    out.setOptionValue("output_flag", False)
+    out.passModel(h.getLp())
+    return out
+
+
+def _root_lp(h: Any) -> float:
+    """The LP relaxation's optimum (a copy of the model with every integrality dropped)."""
+    relaxed = copy_of(h)
     relax(relaxed, list(range(relaxed.getNumCol())))
     relaxed.run()
     return float(relaxed.getInfo().objective_function_value)
@@ -183,6 +188,7 @@ def main() -> None:
     sites, quarters = (int(x) for x in args.case.split("x"))
     data = phased_portfolio_specs(sites, quarters, args.seed)
     h = build_highs(data)
+    variants = [copy_of(h) for _ in range(4)]  # before h is solved
     counts, binaries = _kinds(h)
     switch_counts = [j for j in counts if h.getColName(j)[1].startswith("T_")]
     print(
@@ -204,13 +210,13 @@ def main() -> None:
     full = _solve(h, args.limit)
     show("full", full)
     for name, columns in (("counts relaxed", counts), ("T relaxed", switch_counts)):
-        relaxed = build_highs(data)
+        relaxed = variants.pop()
         relax(relaxed, columns)
         show(name, _solve(relaxed, args.limit))
-    fixed = build_highs(data)
+    fixed = variants.pop()
     fix_binaries(fixed, binaries, full["values"])
     show("binaries fixed", _solve(fixed, args.limit))
-    mir = build_highs(data)
+    mir = variants.pop()
     added = add_mir_rows(mir)
     show(f"mir (+{added})", _solve(mir, args.limit))
 
