@@ -23,23 +23,17 @@ Timings are printed, never asserted in tests.
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 VARIANTS = {"today": {}, "plain": {"cuts": False, "start": False}, "start": {"start": True}, "single": {}}
 
 
 def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, Any]:
-    from trnplan.load import load_specs
     from trnplan.optimize import build_model, solve_objective
+    from trnplan.testkit.portfolio import load_portfolio
 
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
-        catalog = load_specs([tmp])
+    catalog = load_portfolio(data)
     (scenario_id,) = catalog.scenarios
     began = time.perf_counter()
     model = build_model(catalog, scenario_id, **build)

@@ -29,26 +29,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 
 def build_highs(data: dict[str, Any]) -> Any:
     """The phased model as `trnplan optimize` builds it, as a highspy model (written and read back as MPS,
     so names are PuLP's)."""
     import highspy
 
-    from trnplan.load import load_specs
     from trnplan.optimize import build_model
     from trnplan.optimize.model import set_objective
     from trnplan.optimize.solve import silence_highs_banner
+    from trnplan.testkit.portfolio import load_portfolio
 
     silence_highs_banner()
+    catalog = load_portfolio(data)
+    (scenario_id,) = catalog.scenarios
+    model = build_model(catalog, scenario_id, start=False)
+    set_objective(model, catalog.scenarios[scenario_id].objective)
     with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
-        catalog = load_specs([tmp])
-        (scenario_id,) = catalog.scenarios
-        model = build_model(catalog, scenario_id, start=False)
-        set_objective(model, catalog.scenarios[scenario_id].objective)
         mps = Path(tmp) / "model.mps"
         model.prob.writeMPS(str(mps))
         h = highspy.Highs()  # type: ignore[no-untyped-call]

@@ -18,9 +18,12 @@ from __future__ import annotations
 import copy
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from trnplan.catalog import Catalog
 
 STATES = [  # (name, industrial USD/kWh), EIA 2023 state averages as in the shipped sites
     ("va", 0.0892),
@@ -48,17 +51,23 @@ def shipped_catalog(spec_dir: Path | None = None) -> dict[str, Any]:
     return data
 
 
-def _capacity_pflops(data: dict[str, Any], scenario_id: str) -> float:
-    """Sum over sites of the most FP8 PFLOPs one allowed option fits there (trnplan's own cost model)."""
+def load_portfolio(data: dict[str, Any]) -> Catalog:
+    """The `Catalog` of generated spec data, loaded as trnplan loads a spec directory."""
     import tempfile
 
-    from trnplan.costs import site_options
     from trnplan.load import load_specs
-    from trnplan.optimize.model import option_upper_bound
 
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))
-        catalog = load_specs([tmp])
+        return load_specs([tmp])
+
+
+def _capacity_pflops(data: dict[str, Any], scenario_id: str) -> float:
+    """Sum over sites of the most FP8 PFLOPs one allowed option fits there (trnplan's own cost model)."""
+    from trnplan.costs import site_options
+    from trnplan.optimize.model import option_upper_bound
+
+    catalog = load_portfolio(data)
     scenario = catalog.scenarios[scenario_id]
     total = 0.0
     for site_id in sorted(scenario.sites):
