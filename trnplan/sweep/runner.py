@@ -81,7 +81,8 @@ def cluster(workers: int, scheduler: str | None, timeout: float) -> Iterator[Any
         except (OSError, TimeoutError, ValueError) as exc:
             raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         try:
-            yield client
+            with quiet_cancel():
+                yield client
         finally:
             client.close()
         return
@@ -91,7 +92,7 @@ def cluster(workers: int, scheduler: str | None, timeout: float) -> Iterator[Any
             silence_logs=logging.ERROR,
         )
     try:
-        with Client(local) as client:
+        with Client(local) as client, quiet_cancel():
             try:
                 yield client
             finally:
@@ -106,6 +107,27 @@ def _quiet_shutdown() -> None:
     is already kept, so shutdown logs nothing below CRITICAL."""
     for name in ("distributed", "tornado", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+class _CancelNoise(logging.Filter):
+    """Drops tornado's "Exception in callback ... sync.<locals>.cancel" record: Ctrl-C while the sweep
+    waits on Dask makes distributed cancel that wait on its event loop, and on a loaded machine the cancel
+    can fail there and be logged with a traceback at once, in the loop's thread, before any shutdown code
+    runs. The Ctrl-C itself goes on as usual; every other record passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "sync.<locals>.cancel" not in record.getMessage()
+
+
+@contextmanager
+def quiet_cancel() -> Iterator[None]:
+    """While a sweep talks to Dask: no traceback for the cancelled wait of a Ctrl-C (`_CancelNoise`)."""
+    logger, noise = logging.getLogger("tornado.application"), _CancelNoise()
+    logger.addFilter(noise)
+    try:
+        yield
+    finally:
+        logger.removeFilter(noise)
 
 
 @contextmanager
