@@ -18,7 +18,7 @@ from yaml.nodes import ScalarNode
 _STD = "tag:yaml.org,2002:"
 
 
-class Yaml12Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
+class Yaml12Loader(yaml.SafeLoader):  # type: ignore[misc, unused-ignore]  # typed only with types-PyYAML
     """SafeLoader whose ints and floats are YAML 1.2's (no octal from a leading zero, no base 60)."""
 
 
@@ -71,7 +71,7 @@ Yaml12Loader.add_constructor(_STD + "int", _construct_int)
 Yaml12Loader.add_constructor(_STD + "float", _construct_float)
 
 
-class _Dumper(yaml.SafeDumper):  # type: ignore[misc]
+class _Dumper(yaml.SafeDumper):  # type: ignore[misc, unused-ignore]
     """SafeDumper that also quotes a string the YAML 1.2 reading above would take for a number (`09`,
     `0o7`, `1e9`); PyYAML's own resolvers already quote what YAML 1.1 would (`0700`, `1:30`, `yes`)."""
 

@@ -146,17 +146,20 @@ class _Composer(Yaml12Loader):
         self._nodes = 0
         self._depth = 0
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
+    def _next_mark(self) -> Any:
+        return self.peek_event().start_mark  # type: ignore[no-untyped-call, unused-ignore]
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         self._depth += 1
         self._nodes += 1
         try:
             if self._no_aliases and self.check_event(yaml.AliasEvent):
-                raise _Refused(*_where(self.peek_event().start_mark), self._no_aliases)
+                raise _Refused(*_where(self._next_mark()), self._no_aliases)
             if self._depth > self._max_depth:
-                mark = self.peek_event().start_mark
+                mark = self._next_mark()
                 raise _Refused(*_where(mark), f"nesting deeper than {self._max_depth} levels")
             if self._nodes > self._max_nodes:
-                mark = self.peek_event().start_mark
+                mark = self._next_mark()
                 raise _Refused(*_where(mark), f"more than {self._max_nodes} YAML nodes")
             return super().compose_node(parent, index)
         finally:
