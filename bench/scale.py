@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
-TARGETS = {50: 10.0, 100: 30.0, 200: 60.0}
 
 
 def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:
@@ -146,6 +145,8 @@ def _other(label: str, run: dict[str, Any], seed0: dict[str, Any]) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
+    from trnplan.testkit.portfolio import SECONDS_TARGETS, SPEEDUP_SIZES, speedup_verdict, time_verdict
+
     head = (
         "| sites | seed | vars / rows / int (new) | old s | old status | new s | new status | old / new "
         "| same plan & TCO | target | frontier program | other runs: s |\n"
@@ -157,15 +158,13 @@ def table(rows: list[dict[str, Any]]) -> str:
         ratio = old.get("seconds", 0) / max(new.get("seconds", 1e-9), 1e-9)
         prefix = ">= " if old["status"] != "optimal" else ""
         same = "-" if old["status"] != "optimal" else ("yes" if r["same"] else "**NO**")
-        target = TARGETS.get(r["sites"])
-        met = "-"
+        target = SECONDS_TARGETS.get(r["sites"])
+        verdicts = []
         if target is not None:
-            proven = new["status"] == "optimal"
-            met = f"< {target:g} s: " + (
-                ("met" if new["seconds"] < target else f"**missed** by {new['seconds'] - target:.1f} s")
-                if proven
-                else f"**missed** (no proof in {new.get('seconds', 0):.0f} s)"
-            )
+            verdicts.append(time_verdict(target, new.get("seconds", 0), new["status"] == "optimal"))
+        if r["sites"] in SPEEDUP_SIZES and old["status"] != "not run" and new["status"] == "optimal":
+            verdicts.append(speedup_verdict(ratio, old["status"] == "optimal"))
+        met = "; ".join(verdicts) or "-"
         size = f"{new.get('variables')} / {new.get('rows')} / {new.get('integers')}"
         ran = old["status"] != "not run"
         old_s = f"{old['seconds']:.2f}" if ran else "-"

@@ -273,3 +273,17 @@ def test_machinery_is_deterministic() -> None:
             )
         )
     assert runs[0] == runs[1]
+
+
+def test_the_benches_say_whether_a_target_is_met_and_by_how_much() -> None:
+    from trnplan.testkit.portfolio import speedup_verdict, time_verdict
+
+    assert time_verdict(30, 29.9, True) == "< 30 s: met"
+    assert time_verdict(30, 91.5, True) == "< 30 s: **missed** by 61.5 s (3.0x over)"
+    assert time_verdict(30, 30.0, True).startswith("< 30 s: **missed** by 0.0 s")
+    assert time_verdict(30, 200.0, False) == "< 30 s: **missed** (no proof in 200 s)"
+    assert speedup_verdict(10.0, True) == "10x: met"
+    assert speedup_verdict(2.4, True) == "10x: **missed** (2.4x, 4.2x short)"
+    # the first model unproven at its limit: its ratio is a lower bound
+    assert speedup_verdict(12.5, False) == "10x: met (>= 12.5x)"
+    assert speedup_verdict(4.4, False).startswith("10x: not shown (>= 4.4x")

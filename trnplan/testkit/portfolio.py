@@ -205,3 +205,30 @@ def single_of(data: dict[str, Any]) -> dict[str, Any]:
                 site[key] = value[max(value)]
     out["scenarios"] = {scenario_id + "-single": scenario}
     return out
+
+
+# Issue 17's targets on these portfolios, judged by bench/scale.py and bench/phased.py (never in tests).
+SECONDS_TARGETS = {50: 10.0, 100: 30.0, 200: 60.0}  # sites: seconds to a proof
+SPEEDUP_TARGET = 10.0  # times faster than the first version's model ...
+SPEEDUP_SIZES = (25, 50)  # ... at these sizes, in the same run
+PHASED_TARGETS = {(10, 8): 30.0}  # (sites, quarters): seconds to a proof
+
+
+def time_verdict(target: float, seconds: float, proven: bool) -> str:
+    """`< 10 s: met`, or missed and by how much (seconds over, and the factor), or missed for no proof."""
+    if not proven:
+        return f"< {target:g} s: **missed** (no proof in {seconds:.0f} s)"
+    if seconds < target:
+        return f"< {target:g} s: met"
+    return f"< {target:g} s: **missed** by {seconds - target:.1f} s ({seconds / target:.1f}x over)"
+
+
+def speedup_verdict(ratio: float, old_proven: bool) -> str:
+    """The speed-up target against the first version's model. When that model hit its time limit the
+    ratio is only a lower bound: met if even that reaches the target, else not shown either way."""
+    head = f"{SPEEDUP_TARGET:g}x:"
+    if ratio >= SPEEDUP_TARGET:
+        return f"{head} met" + ("" if old_proven else f" (>= {ratio:.1f}x)")
+    if not old_proven:
+        return f"{head} not shown (>= {ratio:.1f}x; the first model hit its limit)"
+    return f"{head} **missed** ({ratio:.1f}x, {SPEEDUP_TARGET / ratio:.1f}x short)"
