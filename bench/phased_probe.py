@@ -13,6 +13,8 @@ seed 0, gap 0, RENS off):
                   bound, the model without the counts' integrality
   T relaxed       only the switch counts T continuous: a lower bound
   binaries fixed  every binary fixed at full's best plan: the counts' own integer problem
+  tiers fixed     only the fabric tier binaries y[s,o,t,p] fixed there (scale-out type and cooling free)
+  types fixed     only the scale-out type binaries x[s,o] fixed there (tiers and cooling free)
   mir             full with, per period, the mixed-integer rounding row of its demand row at each rack's
                   FP8 PFLOPs (sum_j (floor(a_j/d) + min(f_j, f)/f) n_j >= ceil(D/d), f = frac(D/d), f_j =
                   frac(a_j/d)): valid for every plan, so the same optimum, a tighter LP if HiGHS lacks them
@@ -126,6 +128,11 @@ def fix_binaries(h: Any, binaries: list[int], values: list[float]) -> None:
         h.changeColBounds(j, v, v)
 
 
+def named(h: Any, columns: list[int], prefix: str) -> list[int]:
+    """The columns among `columns` whose PuLP name starts with `prefix`."""
+    return [j for j in columns if h.getColName(j)[1].startswith(prefix)]
+
+
 def add_mir_rows(h: Any) -> int:
     """Per demand row (sum a_j n_j >= D, every n_j a non-negative integer) and each distinct a_j as the
     divisor d: the MIR row above. Returns how many rows were added."""
@@ -185,14 +192,13 @@ def main() -> None:
     sites, quarters = (int(x) for x in args.case.split("x"))
     data = phased_portfolio_specs(sites, quarters, args.seed)
     h = build_highs(data)
-    variants = [copy_of(h) for _ in range(4)]  # before h is solved
+    variants = [copy_of(h) for _ in range(6)]  # before h is solved
     counts, binaries = _kinds(h)
-    switch_counts = [j for j in counts if h.getColName(j)[1].startswith("T_")]
-    print(
-        f"{args.case} seed {args.seed}: {h.getNumCol()} columns, {h.getNumRow()} rows, "
-        f"{len(counts)} general integers ({len(switch_counts)} switch counts), {len(binaries)} binaries; "
-        f"LP relaxation {_root_lp(h):.4f} M USD"
-    )
+    switch_counts = named(h, counts, "T_")
+    sizes = f"{h.getNumCol()} columns, {h.getNumRow()} rows, {len(binaries)} binaries,"
+    print(f"{args.case} seed {args.seed}: {sizes}")
+    integers = f"{len(counts)} general integers ({len(switch_counts)} switch counts)"
+    print(f"{integers}; LP relaxation {_root_lp(h):.4f} M USD")
     head = f"{'variant':<15} {'status':<18} {'seconds':>8} {'objective':>12} {'bound':>12} {'nodes':>7}"
     print(head)
     print("-" * len(head))
@@ -210,9 +216,14 @@ def main() -> None:
         relaxed = variants.pop()
         relax(relaxed, columns)
         show(name, _solve(relaxed, args.limit))
-    fixed = variants.pop()
-    fix_binaries(fixed, binaries, full["values"])
-    show("binaries fixed", _solve(fixed, args.limit))
+    for name, columns in (
+        ("binaries fixed", binaries),
+        ("tiers fixed", named(h, binaries, "y_")),
+        ("types fixed", named(h, binaries, "x_")),
+    ):
+        fixed = variants.pop()
+        fix_binaries(fixed, columns, full["values"])
+        show(name, _solve(fixed, args.limit))
     mir = variants.pop()
     added = add_mir_rows(mir)
     show(f"mir (+{added})", _solve(mir, args.limit))

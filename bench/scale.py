@@ -71,6 +71,19 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         return proofs[-1][0]
 
     frontier.prove = spy  # type: ignore[assignment]
+    import trnplan.optimize as optimize_package
+
+    starts: list[float] = []
+    mip_start = optimize_package.mip_start
+
+    def timed_start(*args: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return mip_start(*args)
+        finally:
+            starts.append(time.perf_counter() - began)
+
+    optimize_package.mip_start = timed_start  # type: ignore[assignment]
     old = variant == "old"
     model = build_model(catalog, scenario_id, cuts=not old, start=False if old else None)
     build_s = time.perf_counter() - t
@@ -82,6 +95,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         "variant": variant,
         "seconds": total,
         "build_s": build_s,
+        "start_s": sum(starts),
         "status": result.status.value,
         "gap": result.mip_gap,
         "variables": len(model.prob.variables()),
@@ -144,13 +158,22 @@ def _other(label: str, run: dict[str, Any], seed0: dict[str, Any]) -> str:
     return out
 
 
+def _parts(run: dict[str, Any]) -> str:
+    """Where a run's seconds went: building the model, the MIP start, and the rest (HiGHS's search, the
+    frontier program, reading the plan back)."""
+    if "build_s" not in run:
+        return "-"
+    build, start = run["build_s"], run.get("start_s", 0.0)
+    return f"{build:.2f} / {start:.2f} / {run['seconds'] - build - start:.2f}"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     from trnplan.testkit.portfolio import SECONDS_TARGETS, SPEEDUP_SIZES, speedup_verdict, time_verdict
 
     head = (
-        "| sites | seed | vars / rows / int (new) | old s | old status | new s | new status | old / new "
-        "| same plan & TCO | target | frontier program | other runs: s |\n"
-        "|---:|---:|---|---:|---|---:|---|---:|---|---|---|---|\n"
+        "| sites | seed | vars / rows / int (new) | old s | old status | new s | new: build / start / rest s "
+        "| new status | old / new | same plan & TCO | target | frontier program | other runs: s |\n"
+        "|---:|---:|---|---:|---|---:|---|---|---:|---|---|---|---|\n"
     )
     lines = []
     for r in rows:
@@ -172,7 +195,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         others = " / ".join(_other(k, o, new) for k, o in r.get("others", {}).items())
         lines.append(
             f"| {r['sites']} | {r['seed']} | {size} | {old_s} | {old['status']} | {new['seconds']:.2f} "
-            f"| {new['status']} | {times} | {same} | {met} | {new.get('program', '-')} | {others or '-'} |"
+            f"| {_parts(new)} | {new['status']} | {times} | {same} | {met} | {new.get('program', '-')} "
+            f"| {others or '-'} |"
         )
     return head + "\n".join(lines) + "\n"
 
