@@ -1,6 +1,6 @@
 """Where a phased portfolio's proof time goes: the phased MILP against relaxations of it (issue 17).
 
-    python bench/phased_probe.py                          # 10 sites x 8 quarters, seed 0; ~9 min
+    python bench/phased_probe.py                          # 10 sites x 8 quarters, seed 0; ~10 min
     python bench/phased_probe.py --case 10x4 --limit 60   # a quick look
 
 Builds the phased model of a generated portfolio (`trnplan.testkit.portfolio.phased_portfolio_specs`) as
