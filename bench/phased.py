@@ -80,7 +80,7 @@ def main() -> None:
     models = args.models.split(",")
     head = (
         f"{'case':>6} {'seed':>4} {'model':>8} {'status':>8} {'gap':>8} {'seconds':>8} {'vars':>6} "
-        f"{'ints':>6} {'rows':>6} {'/ today':>8}  target"
+        f"{'ints':>6} {'rows':>6} {'/ today':>8}"
     )
     print(head)
     print("-" * len(head))
@@ -96,15 +96,16 @@ def main() -> None:
                 rows[label] = row = solve_case(case_data, args.limit, **VARIANTS[name])
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
                 today = rows.get("today")
-                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else f"{'':8}"
-                target = PHASED_TARGETS.get((sites, quarters)) if label == "today" else None
-                proven = row["status"] == "optimal"
-                verdict = "-" if target is None else time_verdict(target, row["seconds"], proven)
+                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else ""
                 print(
                     f"{case:>6} {seed:>4} {label:>8} {row['status']:>8} {gap:>8} {row['seconds']:8.1f} "
-                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio}  {verdict}",
+                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio}",
                     flush=True,
                 )
+                target = PHASED_TARGETS.get((sites, quarters)) if label == "today" else None
+                if target is not None:  # on its own line: the table stays within 80 columns
+                    proven = row["status"] == "optimal"
+                    print(f"{'':21}target {time_verdict(target, row['seconds'], proven)}", flush=True)
             if "," in args.highs_seeds:
                 for name in models:
                     print(_agreement(name, [r for label, r in rows.items() if label.split("@")[0] == name]))
