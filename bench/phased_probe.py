@@ -2,6 +2,7 @@
 
     python bench/phased_probe.py                          # 10 sites x 8 quarters, seed 0; ~10 min
     python bench/phased_probe.py --case 10x4 --limit 60   # a quick look
+    python bench/phased_probe.py --option mip_pscost_minreliable=16 --option "mip_allow_restart=false"
 
 Builds the phased model of a generated portfolio (`trnplan.testkit.portfolio.phased_portfolio_specs`) as
 `trnplan optimize` does at 10 sites (per-period capacity cuts, no MIP start), and solves it and its
@@ -18,8 +19,10 @@ seed 0, gap 0, RENS off):
   mir             full with, per period, the mixed-integer rounding row of its demand row at each rack's
                   FP8 PFLOPs (sum_j (floor(a_j/d) + min(f_j, f)/f) n_j >= ceil(D/d), f = frac(D/d), f_j =
                   frac(a_j/d)): valid for every plan, so the same optimum, a tighter LP if HiGHS lacks them
-Reports seconds, status, objective and dual bound (M USD), nodes, and the root LP. Timings are printed,
-never asserted in tests.
+With `--option K=V[;K=V...]` (repeatable) it solves *full* and then, instead of the variants above, full
+again with each set of HiGHS options on top of trnplan's (one HiGHS option at a time is how they are
+measured). Reports seconds, status, objective and dual bound (M USD), nodes, and the root LP. Timings
+are printed, never asserted in tests.
 """
 
 from __future__ import annotations
@@ -181,6 +184,38 @@ def add_mir_rows(h: Any) -> int:
     return added
 
 
+def parse_options(text: str) -> list[tuple[str, Any]]:
+    """`K=V;K=V` as HiGHS option values: true / false, an int, a float, else the text itself."""
+    out: list[tuple[str, Any]] = []
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--option {item!r}: expected KEY=VALUE")
+        value: Any = raw.strip()
+        if value.lower() in ("true", "false"):
+            value = value.lower() == "true"
+        else:
+            for kind in (int, float):
+                try:
+                    value = kind(value)
+                    break
+                except ValueError:
+                    continue
+        out.append((key.strip(), value))
+    return out
+
+
+def with_options(h: Any, options: list[tuple[str, Any]]) -> Any:
+    """A copy of the model with the given HiGHS options set (trnplan's own are set again by `_solve`)."""
+    import highspy
+
+    out = copy_of(h)
+    for key, value in options:
+        if out.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise SystemExit(f"--option {key}={value}: HiGHS refuses it")
+    return out
+
+
 def main() -> None:
     from trnplan.testkit.portfolio import phased_portfolio_specs
 
@@ -188,7 +223,9 @@ def main() -> None:
     p.add_argument("--case", default="10x8", help="SITESxQUARTERS")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=float, default=200.0, help="seconds per solve")
+    p.add_argument("--option", action="append", default=[], help="K=V[;K=V]: full with these HiGHS options")
     args = p.parse_args()
+    option_sets = [parse_options(text) for text in args.option]
     sites, quarters = (int(x) for x in args.case.split("x"))
     data = phased_portfolio_specs(sites, quarters, args.seed)
     h = build_highs(data)
@@ -210,6 +247,14 @@ def main() -> None:
             flush=True,
         )
 
+    if option_sets:
+        tried = [with_options(h, options) for options in option_sets]  # before h is solved
+        show("full", _solve(h, args.limit))
+        for number, copy in enumerate(tried, 1):
+            show(f"options {number}", _solve(copy, args.limit))
+        for number, options in enumerate(option_sets, 1):
+            print(f"options {number}: " + "; ".join(f"{k}={v}" for k, v in options))
+        return
     full = _solve(h, args.limit)
     show("full", full)
     for name, columns in (("counts relaxed", counts), ("T relaxed", switch_counts)):

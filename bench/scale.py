@@ -5,6 +5,7 @@
     python bench/scale.py --catalog DIR --key scale_first_catalog   # chips, forms, switches from DIR
     python bench/scale.py --sizes 200 --seeds 1 --old-max-sites 0 --highs-seeds 0,1,2 --out -
     python bench/scale.py --sizes 50,200 --seeds 0 --old-max-sites 0 --also search,program --out -
+    python bench/scale.py --sizes 25,50 --old-max-sites 0 --set optimize.columns.MAX_ROUNDS=2 --out -
 
 For each size and seed, in fresh processes one after the other on the same generated portfolio
 (trnplan/testkit/portfolio.py): the first version's model (`build_model(cuts=False, start=False)`) and
@@ -20,8 +21,10 @@ always uses 0): the same model, start and optimum, another search, to show how m
 is the search's luck; the targets are judged on seed 0, what `trnplan optimize` runs. The "frontier
 program" column says whether `trnplan.optimize.frontier` proved the portfolio (from 150 sites) or HiGHS's
 search did; `--also search,program` adds today's model with the program off and with it forced at any
-size (no MILP budget). Merges its results into bench/results.json under "scale". Timings are never
-asserted in tests.
+size (no MILP budget); each `--set trnplan.MODULE.NAME=VALUE[;...]` (repeatable; the `trnplan.` may be
+left off) adds today's model with those module constants changed (the start's rounds and node limits,
+for example), as "set 1", "set 2", ... Merges its results into bench/results.json under "scale".
+Timings are never asserted in tests.
 """
 
 from __future__ import annotations
@@ -41,6 +44,44 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 
 
+SET_ENV = "TRNPLAN_BENCH_SET"  # how `--set` reaches a worker
+
+
+def parse_sets(text: str) -> list[tuple[str, str, Any]]:
+    """`optimize.columns.MAX_ROUNDS=2;...` as (module, constant, value); values are Python literals."""
+    import ast
+
+    out = []
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        target, sep, raw = item.partition("=")
+        module, _, name = target.strip().rpartition(".")
+        if not sep or not module or not name:
+            raise SystemExit(f"--set {item!r}: expected MODULE.NAME=VALUE")
+        module = module if module.startswith("trnplan.") else f"trnplan.{module}"
+        try:
+            value = ast.literal_eval(raw.strip())
+        except (ValueError, SyntaxError):
+            raise SystemExit(f"--set {item!r}: {raw.strip()!r} is not a Python literal") from None
+        out.append((module, name, value))
+    return out
+
+
+def apply_sets(text: str, *, change: bool = True) -> None:
+    """Change the module constants `--set` names (only check them without `change`); a constant that
+    does not exist is an error."""
+    import importlib
+
+    for module, name, value in parse_sets(text):
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError:
+            raise SystemExit(f"--set: no module {module}") from None
+        if not hasattr(loaded, name):
+            raise SystemExit(f"--set: {module} has no {name}")
+        if change:
+            setattr(loaded, name, value)
+
+
 def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:
     from trnplan.costs import evaluate
     from trnplan.load import load_specs
@@ -50,6 +91,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
     with tempfile.TemporaryDirectory() as tmp:
         scenario_id = write_portfolio(sites, Path(tmp), seed, spec_dir=Path(spec_dir) if spec_dir else None)
         catalog = load_specs([tmp])
+    apply_sets(os.environ.get(SET_ENV, ""))
     t = time.perf_counter()
     if "@" in variant:  # "new@K": today's model, HiGHS seed K
         import importlib
@@ -126,9 +168,10 @@ def _program(proofs: list[Any]) -> str:
     return f"proved, {proof.milps:,} MILPs"
 
 
-def run(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:
+def run(sites: int, seed: int, variant: str, limit: float, spec_dir: str, sets: str = "") -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--worker", f"{sites},{seed},{variant},{limit},{spec_dir}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    env = {**os.environ, SET_ENV: sets}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         return {
             "sites": sites,
@@ -217,8 +260,12 @@ def main() -> None:
     p.add_argument("--highs-seeds", default="0", help="HiGHS seeds for today's model (0 is trnplan's)")
     p.add_argument("--also", default="", help="search,program: today's model with HiGHS's search only "
                    "(the frontier program off) / the program forced at any size, without its MILP budget")
+    p.add_argument("--set", action="append", default=[], help="MODULE.NAME=VALUE[;...]: today's model with "
+                   "these trnplan module constants changed, as another run")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
+    for text in args.set:
+        apply_sets(text, change=False)  # a bad --set fails before any run
     if args.worker:
         sites, seed, variant, limit, *spec_dir = args.worker.split(",", 4)
         print(json.dumps(worker(int(sites), int(seed), variant, float(limit), "".join(spec_dir))))
@@ -243,6 +290,8 @@ def main() -> None:
             for mode in filter(None, args.also.split(",")):
                 label = {"search": "search only", "program": "program forced"}[mode]
                 others[label] = run(n, seed, f"new!{mode}", args.new_limit, args.catalog)
+            for number, text in enumerate(args.set, 1):
+                others[f"set {number}"] = run(n, seed, "new", args.new_limit, args.catalog, text)
             rows.append({"sites": n, "seed": seed, "old": old, "new": new, "same": same, "others": others})
             print(
                 f"{n} sites seed {seed}: old {old.get('seconds', 0):.1f} s {old['status']}, "
@@ -259,8 +308,11 @@ def main() -> None:
         "bench_s": time.perf_counter() - started,
         "command": "python bench/scale.py " + " ".join(sys.argv[1:]),
         "catalog": args.catalog or "shipped",
+        "sets": args.set,
     }
     print(table(rows))
+    for number, text in enumerate(args.set, 1):
+        print(f"set {number}: {text}")
     print(f"growth exponent of today's time in sites (proven sizes): {res['exponent_new']}")
     if args.out != "-":
         path = Path(args.out)
