@@ -411,14 +411,14 @@ def test_breached() -> None:
     ]
     messages = breached(d, rules)
     assert messages == [
-        "tco_usd rose +155.3% (+$1,243,933, $800,779 → $2,044,712): breaches tco>+5%",
-        "it_power_kw rose +58.3% (+42 kW, 72 kW → 114 kW): breaches it_power_kw>+40",
-        "racks rose +125.0% (+5, 4 → 9): breaches racks>=+5",
-        "capex_usd rose +81.1% (+$523,400, $645,000 → $1,168,400): breaches capex>+500K",
-        "usd_per_pflop_hour fell -43.3% (-$0.6179, $1.4283 → $0.8105): breaches usd_per_pflop_hour<-40%",
+        "tco_usd rose 155.3% (+$1,243,933, $800,779 → $2,044,712): breaches tco>+5%",
+        "it_power_kw rose 58.3% (+42 kW, 72 kW → 114 kW): breaches it_power_kw>+40",
+        "racks rose 125.0% (+5, 4 → 9): breaches racks>=+5",
+        "capex_usd rose 81.1% (+$523,400, $645,000 → $1,168,400): breaches capex>+500K",
+        "usd_per_pflop_hour fell 43.3% (-$0.6179, $1.4283 → $0.8105): breaches usd_per_pflop_hour<-40%",
     ]
     assert breached(diff_plans(head, base), [parse_guardrail("chips<-10%")]) == [
-        "chips fell -33.3% (-32, 96 → 64): breaches chips<-10%"
+        "chips fell 33.3% (-32, 96 → 64): breaches chips<-10%"
     ]
     assert breached(diff_plans(base, base), rules) == []
 

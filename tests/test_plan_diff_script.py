@@ -96,7 +96,7 @@ def test_guardrail_breach_exits_1_and_is_in_the_comment(repo: Path) -> None:
     assert proc.returncode == 1
     body = (repo / "out.md").read_text()
     assert "**Guardrails breached:**" in body
-    assert "- `s`: tco_usd rose +155.3% (+$1,243,933, $800,779 → $2,044,712): breaches tco>+5%" in body
+    assert "- `s`: tco_usd rose 155.3% (+$1,243,933, $800,779 → $2,044,712): breaches tco>+5%" in body
     assert "guardrail breached" in proc.stderr
 
 

@@ -2,8 +2,10 @@
 
 Every `trnplan ...` line of a ```console or ```bash block runs (in order, in a scratch copy of the repo's
 specs and plans committed to a throwaway git repository, so `main:plans/...` refs work) and must exit 0, or
-the code its trailing `# exits N` comment names. `pip install` lines are skipped. The spec example
-(the ```yaml block with `chips:`) must validate, and the ```python blocks run.
+the code its trailing `# exits N` comment names. `pip install` lines are skipped. Where a ```console
+block shows a command's output (the lines after a `$ trnplan ...` line), that output is what the command
+prints today, line for line. The spec example (the ```yaml block with `chips:`) must validate, and the
+```python blocks run.
 """
 
 from __future__ import annotations
@@ -44,6 +46,22 @@ def commands() -> list[tuple[str, int]]:
                 expected = int(m.group(1))
                 line = line[: m.start()]
             out.append((line, expected))
+    return out
+
+
+def shown_outputs() -> list[tuple[str, list[str]]]:
+    """(`trnplan ...` command, the output lines a ```console block shows after it), where it shows any."""
+    out = []
+    for body in blocks("console"):
+        command, lines = None, []
+        for raw in [*body.splitlines(), "$ "]:
+            if raw.startswith("$ "):
+                if command and any(line.strip() for line in lines):
+                    out.append((command, [line.rstrip() for line in lines]))
+                line = EXITS.sub("", raw[2:].strip())
+                command, lines = (line if line.startswith("trnplan ") else None), []
+            else:
+                lines.append(raw)
     return out
 
 
@@ -88,6 +106,19 @@ def test_readme_command(project: Path, command: str, expected: int) -> None:
     detail = f"{command}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
     assert proc.returncode == expected, detail
     assert "Traceback" not in proc.stderr
+
+
+def test_the_readme_shows_an_output_to_check() -> None:
+    assert any("infeasible" in " ".join(lines) for _, lines in shown_outputs())
+
+
+@pytest.mark.parametrize("command, shown", shown_outputs(), ids=[c for c, _ in shown_outputs()])
+def test_readme_shown_output_is_todays(project: Path, command: str, shown: list[str]) -> None:
+    runnable = f"{shlex.quote(sys.executable)} -m trnplan {_local(command[len('trnplan '):], project)}"
+    proc = subprocess.run(["bash", "-c", runnable], cwd=project, capture_output=True,
+                          text=True, env=_env(), check=False)
+    printed = (proc.stdout + proc.stderr).replace(f"{project / 'scratch'}/", "/tmp/")
+    assert [line.rstrip() for line in printed.rstrip("\n").splitlines()] == shown
 
 
 def test_readme_spec_example_validates(tmp_path) -> None:

@@ -239,6 +239,7 @@ def test_report_with_a_sweep(grid: bool, tmp_path: Path) -> None:
     ('{"run": 0, "set": {}, "status": "optimal", "tco_usd": 1, "capex_usd": 1, "objective": 1, '
      '"choices": {"a": "x"}}\n', "choices is not"),
     ("", "holds no runs"),
+    ('{"run": 0, "set": {}, "status": "opt', "runs.jsonl:1:1: the last line is incomplete"),
 ])
 def test_bad_sweep_files(content: str, said: str, tmp_path: Path) -> None:
     rows = tmp_path / "runs.jsonl"
@@ -247,6 +248,20 @@ def test_bad_sweep_files(content: str, said: str, tmp_path: Path) -> None:
     result = run("report", str(ROOT / "plans" / "moe-144.yaml"), "--sweep", str(rows), "--out", str(out))
     assert result.exit_code == EXIT_INVALID and said in result.output
     assert not out.exists()
+
+
+def test_a_sweep_cut_off_mid_row_is_reported_without_that_row_and_says_so(tmp_path: Path) -> None:
+    rows = write_rows(tmp_path / "runs.jsonl", sweep_rows(True))
+    with rows.open("a", encoding="utf-8") as file:
+        file.write('{"run": 13, "set": {"chips.trn3.unit_')
+    out = tmp_path / "r.html"
+    result = run("report", str(ROOT / "plans" / "trn3-100k.yaml"), "--sweep", str(rows), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"warning: {rows}:14:1: the last line is incomplete" in result.output
+    assert "13 of 13 runs finished" in out.read_text(encoding="utf-8")
+    write_rows(rows, sweep_rows(True))  # whole again: no warning
+    result = run("report", str(ROOT / "plans" / "trn3-100k.yaml"), "--sweep", str(rows), "--out", str(out))
+    assert result.exit_code == 0 and "warning" not in result.output
 
 
 # --- the command -----------------------------------------------------------------------------------

@@ -48,6 +48,10 @@ def report(
 
     check_writable(out)
     plan = read_plan(plan_file)
-    rows = read_sweep(sweep) if sweep is not None else None
+    rows = None
+    if sweep is not None:
+        rows, torn = read_sweep(sweep)
+        if torn:
+            echo_err(f"warning: {torn}")
     write_text_atomic(out, render_report(plan, rows, sweep.name if sweep is not None else "sweep"))
     echo_err(f"wrote {out}")

@@ -91,7 +91,8 @@ def _is_breached(d: PlanDiff, g: Guardrail) -> bool:
 
 
 def breached(d: PlanDiff, guardrails: Iterable[Guardrail]) -> list[str]:
-    """A message per breached rule, e.g. `tco_usd rose +35.0% (+$970M): breaches tco>+5%`.
+    """A message per breached rule, e.g. `tco_usd rose 35.0% (+$970M, ...): breaches tco>+5%`
+    (the verb says the direction, so the percentage carries no sign).
 
     A percentage rule on a metric that was 0 in base counts the change as infinitely large in its
     direction (a new scenario breaches `tco>+5%`).
@@ -102,7 +103,7 @@ def breached(d: PlanDiff, guardrails: Iterable[Guardrail]) -> list[str]:
             continue
         m = d.metric(g.metric)
         verb = "rose" if m.delta > 0 else "fell" if m.delta < 0 else "did not change"
-        pct = format_pct(m) or "n/a"
+        pct = (format_pct(m) or "n/a").lstrip("+-")
         rule = g.text or f"{g.metric}{g.op}{g.amount:+g}{'%' if g.percent else ''}"
         out.append(
             f"{m.metric} {verb} {pct} ({format_delta(m.metric, m.delta)}, "

@@ -45,8 +45,10 @@ def _row_problem(row: Row) -> str | None:
     return None
 
 
-def read_sweep(path: Path) -> list[Row]:
-    """The rows of a sweep's `--out` file, checked to hold what a summary reads; InputError otherwise."""
+def read_sweep(path: Path) -> tuple[list[Row], str | None]:
+    """The rows of a sweep's `--out` file, checked to hold what a summary reads (InputError otherwise), and
+    a warning when its last line is incomplete (a sweep stopped while writing it): that run is not read,
+    as `trnplan sweep` itself does not count it, but the reader is told where it is."""
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -55,15 +57,23 @@ def read_sweep(path: Path) -> list[Row]:
         raise InputError(visible(f"{path}: cannot read the sweep: not a regular file"))
     if info.st_size > MAX_SWEEP_BYTES:
         raise InputError(visible(f"{path}: the sweep file is over {MAX_SWEEP_BYTES // 2**20} MiB"))
-    rows, _ = read_rows(path)
+    rows, whole = read_rows(path)
+    torn = None
+    if info.st_size > whole:
+        with path.open("rb") as file:
+            head = file.read(whole)
+            if file.read().strip():
+                line = head.count(b"\n") + 1
+                torn = visible(f"{path}:{line}:1: the last line is incomplete (a sweep stopped while "
+                               "writing it?): that run is not read")
     for number, row in sorted(rows.items()):
         problem = _row_problem(row)
         if problem:
             raise InputError(
                 visible(f"{path}: run {number}: {problem}; is this the --out of a trnplan sweep?"))
     if not rows:
-        raise InputError(visible(f"{path}: the sweep file holds no runs"))
-    return [rows[n] for n in sorted(rows)]
+        raise InputError(torn or visible(f"{path}: the sweep file holds no runs"))
+    return [rows[n] for n in sorted(rows)], torn
 
 
 def varied(rows: list[Row]) -> list[str]:
