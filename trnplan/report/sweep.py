@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from trnplan.errors import InputError, visible
-from trnplan.sweep.rows import Row, read_rows
+from trnplan.sweep.rows import Row, read_rows_and_torn_line
 from trnplan.sweep.summary import summarize
 
 MAX_SWEEP_BYTES = 256 * 1024 * 1024
@@ -57,15 +57,11 @@ def read_sweep(path: Path) -> tuple[list[Row], str | None]:
         raise InputError(visible(f"{path}: cannot read the sweep: not a regular file"))
     if info.st_size > MAX_SWEEP_BYTES:
         raise InputError(visible(f"{path}: the sweep file is over {MAX_SWEEP_BYTES // 2**20} MiB"))
-    rows, whole = read_rows(path)
+    rows, _whole, line = read_rows_and_torn_line(path)
     torn = None
-    if info.st_size > whole:
-        with path.open("rb") as file:
-            head = file.read(whole)
-            if file.read().strip():
-                line = head.count(b"\n") + 1
-                torn = visible(f"{path}:{line}:1: the last line is incomplete (a sweep stopped while "
-                               "writing it?): that run is not read")
+    if line is not None:
+        torn = visible(f"{path}:{line}:1: the last line is incomplete (a sweep stopped while writing it?): "
+                       "that run is not read")
     for number, row in sorted(rows.items()):
         problem = _row_problem(row)
         if problem:

@@ -63,8 +63,14 @@ def _row(line: bytes, where: str) -> Row:
 def read_rows(path: Path) -> tuple[dict[int, Row], int]:
     """The rows already in `path` by run (none when it does not exist), and the byte length of its whole
     lines: a torn last line (a killed sweep's) is not counted, and is cut off before appending."""
+    rows, whole, _torn = read_rows_and_torn_line(path)
+    return rows, whole
+
+
+def read_rows_and_torn_line(path: Path) -> tuple[dict[int, Row], int, int | None]:
+    """`read_rows`, and the line number of a torn last line that holds more than blanks (None if none)."""
     if not path.exists():
-        return {}, 0
+        return {}, 0, None
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -75,7 +81,8 @@ def read_rows(path: Path) -> tuple[dict[int, Row], int]:
         if line.strip():
             row = _row(line, f"{path}:{number}")
             rows[row["run"]] = row
-    return rows, whole
+    torn = data.count(b"\n", 0, whole) + 1 if data[whole:].strip() else None
+    return rows, whole, torn
 
 
 class RowFile:
