@@ -239,6 +239,8 @@ def test_report_with_a_sweep(grid: bool, tmp_path: Path) -> None:
     ('{"run": 0, "set": {}, "status": "optimal", "tco_usd": 1, "capex_usd": 1, "objective": 1, '
      '"choices": {"a": "x"}}\n', "choices is not"),
     ("", "holds no runs"),
+    ('{"run": 0, "set": {}, "status": "optimal", "tco_usd": 1, "capex_usd": 1, "objective": 1, '
+     '"choices": {}, "scenario": 7}\n', "scenario is not a string"),
     ('{"run": 0, "set": {}, "status": "opt', "runs.jsonl:1:1: the last line is incomplete"),
 ])
 def test_bad_sweep_files(content: str, said: str, tmp_path: Path) -> None:
@@ -261,6 +263,26 @@ def test_a_sweep_cut_off_mid_row_is_reported_without_that_row_and_says_so(tmp_pa
     assert "13 of 13 runs finished" in out.read_text(encoding="utf-8")
     write_rows(rows, sweep_rows(True))  # whole again: no warning
     result = run("report", str(ROOT / "plans" / "trn3-100k.yaml"), "--sweep", str(rows), "--out", str(out))
+    assert result.exit_code == 0 and "warning" not in result.output
+
+
+def test_a_sweep_of_another_scenario_is_refused_and_one_on_other_specs_warned(tmp_path: Path) -> None:
+    plan_file = ROOT / "plans" / "trn3-100k.yaml"
+    digest = read_plan(plan_file).inputs_digest
+    out = tmp_path / "r.html"
+    rows = tmp_path / "runs.jsonl"
+    write_rows(rows, [{**r, "scenario": "moe-144", "base_inputs_digest": digest} for r in sweep_rows(True)])
+    result = run("report", str(plan_file), "--sweep", str(rows), "--out", str(out))
+    assert result.exit_code == EXIT_INVALID, result.output
+    assert "the sweep is of scenario moe-144 and the plan of trn3-100k" in result.output
+    assert not out.exists()
+    other = "0" * 64
+    write_rows(rows, [{**r, "scenario": "trn3-100k", "base_inputs_digest": other} for r in sweep_rows(True)])
+    result = run("report", str(plan_file), "--sweep", str(rows), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"warning: {rows}: the sweep was run on other specs than the plan" in result.output
+    write_rows(rows, [{**r, "scenario": "trn3-100k", "base_inputs_digest": digest} for r in sweep_rows(True)])
+    result = run("report", str(plan_file), "--sweep", str(rows), "--out", str(out))
     assert result.exit_code == 0 and "warning" not in result.output
 
 

@@ -98,6 +98,9 @@ def test_grid_on_a_local_cluster_matches_plan_scenario(specs, tmp_path):
         for u in (5000, 15000) for e in (0.05, 0.2)
     }
     assert_rows_match(rows, specs)
+    # whose sweep each row is: the scenario, and the digest a plan of the unvaried specs records
+    plain = plan_scenario(load_specs([specs]), "s", alternatives=0)
+    assert {(r["scenario"], r["base_inputs_digest"]) for r in rows} == {("s", plain.inputs_digest)}
     summary = json.loads(result.stdout)
     assert summary["runs"] == summary["finished"] == 4
     assert summary["status"] == {"optimal": 4}
@@ -190,6 +193,20 @@ def test_a_rerun_with_another_grid_refuses_the_file(specs, tmp_path):
     assert result.exit_code == EXIT_INVALID
     assert "run 0 there is not run 0 of this sweep" in result.stderr
     assert out.read_text() == json.dumps({"run": 0, "set": {"chips.x.unit_usd": 1}}) + "\n"
+
+
+@pytest.mark.parametrize("stamp, said", [
+    ({"scenario": "t"}, "run 0 there is of scenario 't', not 's'"),
+    ({"scenario": "s", "base_inputs_digest": "0" * 64}, "run 0 there was solved on other specs"),
+])
+def test_a_rerun_refuses_rows_of_another_scenario_or_other_specs(specs, tmp_path, stamp, said):
+    out = tmp_path / "rows.jsonl"
+    row = {"run": 0, "set": {"chips.x.unit_usd": 5000, "sites.*.electricity_usd_per_kwh": 0.05}, **stamp}
+    out.write_text(json.dumps(row) + "\n")
+    result = run("sweep", "s", "--specs", str(specs), *GRID, "--out", str(out))
+    assert result.exit_code == EXIT_INVALID
+    assert said in result.stderr and "delete the file to start over" in result.stderr
+    assert out.read_text() == json.dumps(row) + "\n"
 
 
 def test_samples_are_uniform_within_ranges_and_fixed_by_the_seed():

@@ -44,14 +44,16 @@ def report(
         raise UsageError(INSTALL_HINT)
     from trnplan.files import check_writable, write_text_atomic
     from trnplan.plan.file import read_plan
-    from trnplan.report import read_sweep, render_report
+    from trnplan.report import read_sweep, render_report, sweep_of_plan
 
     check_writable(out)
     plan = read_plan(plan_file)
     rows = None
     if sweep is not None:
         rows, torn = read_sweep(sweep)
-        if torn:
-            echo_err(f"warning: {torn}")
+        other_specs = sweep_of_plan(rows, plan.scenario, plan.inputs_digest, sweep)
+        for warning in (torn, other_specs):
+            if warning:
+                echo_err(f"warning: {warning}")
     write_text_atomic(out, render_report(plan, rows, sweep.name if sweep is not None else "sweep"))
     echo_err(f"wrote {out}")

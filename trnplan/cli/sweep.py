@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from trnplan.catalog import Catalog
     from trnplan.sweep.grid import Axis, Run
     from trnplan.sweep.rows import Row
+    from trnplan.sweep.runner import Task
 
 SweepFormat = Literal["table", "json", "csv", "markdown"]
 
@@ -78,7 +79,7 @@ def sweep(
 
         trnplan sweep trn3-100k --sample 200 --seed 1 --out runs.jsonl
     """
-    from trnplan.sweep.runner import INSTALL_HINT, dask_available
+    from trnplan.sweep.runner import INSTALL_HINT, Task, dask_available
 
     if not dask_available():
         raise UsageError(INSTALL_HINT)
@@ -86,11 +87,15 @@ def sweep(
     catalog, base = _base(dirs, overrides or [])
     if scenario not in catalog.scenarios:
         raise UsageError(f"unknown scenario '{scenario}'" + did_you_mean(scenario, catalog.scenarios))
+    from trnplan.digest import inputs_digest
+
     runs, paths = _runs(catalog, scenario, dirs, base, vary or [], sample, seed)
-    rows, todo = _resume(out, runs)
+    digest = inputs_digest(catalog, scenario)
+    rows, todo = _resume(out, runs, scenario, digest)
     if todo:
-        rows.extend(_solve(scenario, dirs, base, todo, out, workers, scheduler, connect_timeout, time_limit,
-                           total=len(runs)))
+        tasks = [Task(scenario, tuple(dirs), tuple(base), run, time_limit=time_limit, base_digest=digest)
+                 for run in todo]
+        rows.extend(_solve(scenario, tasks, out, workers, scheduler, connect_timeout, total=len(runs)))
     _print_summary(catalog, scenario, rows, paths, sampled=sample is not None, total=len(runs), fmt=fmt)
 
 
@@ -158,7 +163,7 @@ def _check_axis(axis: Axis, dirs: list[str], base: list[str]) -> None:
             raise InputError(f"--vary {axis.path} at {_text(value)}: " + "; ".join(said)) from None
 
 
-def _resume(out: Path | None, runs: list[Run]) -> tuple[list[Row], list[Run]]:
+def _resume(out: Path | None, runs: list[Run], scenario: str, digest: str) -> tuple[list[Row], list[Run]]:
     """The rows `--out` holds already, and the runs still to solve."""
     if out is None:
         return [], runs
@@ -167,7 +172,7 @@ def _resume(out: Path | None, runs: list[Run]) -> tuple[list[Row], list[Run]]:
 
     check_writable(out)
     rows, _ = read_rows(out)
-    check_resumable(rows, runs, out)
+    check_resumable(rows, runs, out, scenario, digest)
     if rows:
         left = len(runs) - len(rows)
         echo_err(f"{out}: {len(rows)} of {len(runs)} runs done already; solving the other {left}")
@@ -182,14 +187,13 @@ def _interactive() -> bool:
 
 
 def _solve(
-    scenario: str, dirs: list[str], base: list[str], todo: list[Run], out: Path | None, workers: int | None,
-    scheduler: str | None, connect_timeout: float, time_limit: float | None, *, total: int,
+    scenario: str, tasks: list[Task], out: Path | None, workers: int | None, scheduler: str | None,
+    connect_timeout: float, *, total: int,
 ) -> list[Row]:
     """Solve the runs on Dask, appending each row to `--out` as it finishes; Ctrl-C keeps them (exit 130)."""
     from trnplan.sweep.rows import RowFile, read_rows
-    from trnplan.sweep.runner import Task, cluster, solve_all
+    from trnplan.sweep.runner import cluster, solve_all
 
-    tasks = [Task(scenario, tuple(dirs), tuple(base), run, time_limit=time_limit) for run in todo]
     new: list[Row] = []
     sink: RowFile | None = None
     bar = None
@@ -205,14 +209,14 @@ def _solve(
         with cluster(workers or os.cpu_count() or 1, scheduler, connect_timeout) as client:
             # Opened once the cluster answers: a sweep that cannot start leaves no file behind.
             sink = RowFile(out, read_rows(out)[1]) if out is not None else None
-            bar = _progress(total, total - len(todo), scenario)
+            bar = _progress(total, total - len(tasks), scenario)
             solve_all(client, tasks, keep)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
             bar = None
         kept = f"; the rows are in {out}: rerun the same command to finish" if out is not None else ""
-        echo_err(f"interrupted: {total - len(todo) + len(new)} of {total} runs done{kept}")
+        echo_err(f"interrupted: {total - len(tasks) + len(new)} of {total} runs done{kept}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         if bar is not None:

@@ -42,6 +42,9 @@ def _row_problem(row: Row) -> str | None:
         return "choices is not {SITE: [CHOICE, ...]}"
     if not all(isinstance(k, str) and _finite(v) for k, v in row["set"].items() if not isinstance(v, str)):
         return "set holds a value that is not a finite number"
+    for key in ("scenario", "base_inputs_digest"):
+        if key in row and not isinstance(row[key], str):
+            return f"{key} is not a string"
     return None
 
 
@@ -70,6 +73,22 @@ def read_sweep(path: Path) -> tuple[list[Row], str | None]:
     if not rows:
         raise InputError(torn or visible(f"{path}: the sweep file holds no runs"))
     return [rows[n] for n in sorted(rows)], torn
+
+
+def sweep_of_plan(rows: list[Row], scenario: str, digest: str, path: Path) -> str | None:
+    """Refuse the rows of another scenario's sweep (InputError); a warning when they were run on other
+    specs than the plan's (its `inputs_digest` is not their `base_inputs_digest`): the spread is then of
+    another catalog's runs. Rows without the two fields (from before they existed) are not checked."""
+    scenarios = sorted({str(r["scenario"]) for r in rows if "scenario" in r})
+    if scenarios and scenarios != [scenario]:
+        raise InputError(visible(
+            f"{path}: the sweep is of scenario {', '.join(scenarios)} and the plan of {scenario}; give a "
+            f"sweep of the plan's scenario (trnplan sweep {scenario} ... --out FILE.jsonl)"))
+    digests = {r["base_inputs_digest"] for r in rows if "base_inputs_digest" in r}
+    if digests and digests != {digest}:
+        return visible(f"{path}: the sweep was run on other specs than the plan (their inputs_digest "
+                       "differs): its spread is not around this plan's figures")
+    return None
 
 
 def varied(rows: list[Row]) -> list[str]:

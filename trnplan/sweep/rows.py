@@ -1,8 +1,12 @@
 """The rows a sweep keeps: one JSON object per run, one line each, appended as runs finish.
 
 A row holds at least `run`, `set`, `status`, `tco_usd`, `capex_usd`, `objective` and `choices`
-(`{SITE: ["FORM/COOLING/SCALE-UP/SCALE-OUT", ...]}`). A killed sweep can leave a torn last line (no line
-break): it is dropped, and that run is solved again.
+(`{SITE: ["FORM/COOLING/SCALE-UP/SCALE-OUT", ...]}`), and whose sweep it is: `scenario`, and
+`base_inputs_digest`, the `inputs_digest` of the scenario's specs with the sweep's `--specs` and `--set`
+but before the run's own values (a plan `trnplan optimize` makes from the same specs records the same
+digest). A rerun resumes only rows of the same scenario and specs, and `trnplan report --sweep` takes only
+the plan's scenario's. Rows without the two (written before they existed) are read as before. A killed
+sweep can leave a torn last line (no line break): it is dropped, and that run is solved again.
 """
 
 from __future__ import annotations
@@ -47,6 +51,12 @@ def failed_row(run: Run, status: str, message: str) -> Row:
         "run": run.run, "set": run.set, "status": status, "tco_usd": None, "capex_usd": None,
         "objective": None, "choices": {}, "message": message,
     }
+
+
+def stamped(row: Row, scenario: str, base_digest: str) -> Row:
+    """The row with whose sweep it is: the scenario and the digest of the sweep's specs before the run's
+    own values."""
+    return {**row, "scenario": scenario, "base_inputs_digest": base_digest}
 
 
 def _row(line: bytes, where: str) -> Row:
@@ -103,13 +113,27 @@ class RowFile:
         self._file.close()
 
 
-def check_resumable(rows: dict[int, Row], runs: list[Run], path: Path) -> None:
-    """Refuse a `--out` that holds rows of another sweep (a run number beyond it, or a different set)."""
+def check_resumable(
+    rows: dict[int, Row], runs: list[Run], path: Path, scenario: str, base_digest: str
+) -> None:
+    """Refuse a `--out` that holds rows of another sweep: a run number beyond it, a different set, another
+    scenario, or other specs (a row's `base_inputs_digest`)."""
     by_number = {r.run: r for r in runs}
+    again = "give another --out, or delete the file to start over"
     for number, row in sorted(rows.items()):
         run = by_number.get(number)
+        if row.get("scenario", scenario) != scenario:
+            raise InputError(
+                f"{path}: run {number} there is of scenario {str(row['scenario'])!r}, not {scenario!r}; "
+                + again
+            )
+        if row.get("base_inputs_digest", base_digest) != base_digest:
+            raise InputError(
+                f"{path}: run {number} there was solved on other specs (they, --specs or --set changed "
+                f"since); {again}"
+            )
         if run is None or json.loads(json.dumps(run.set)) != row["set"]:
             raise InputError(
                 f"{path}: run {number} there is not run {number} of this sweep (another --vary, --sample or "
-                "--seed?); give another --out, or delete the file to start over"
+                f"--seed?); {again}"
             )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trnplan.errors import InfeasibleError, SolverError, SpecError, UsageError
-from trnplan.sweep.rows import Row, failed_row, plan_row
+from trnplan.sweep.rows import Row, failed_row, plan_row, stamped
 
 if TYPE_CHECKING:
     from trnplan.sweep.grid import Run
@@ -32,10 +32,16 @@ class Task:
     run: Run
     solver: str = "highs"
     time_limit: float | None = None
+    base_digest: str = ""  # inputs_digest of the scenario with `base` alone: every row carries it
 
 
 def solve_run(task: Task) -> Row:
-    """Load the specs with the run's overrides and solve the scenario: the run's row (a failed run's too)."""
+    """Load the specs with the run's overrides and solve the scenario: the run's row (a failed run's too),
+    stamped with the sweep's scenario and base digest."""
+    return stamped(_solve_run(task), task.scenario, task.base_digest)
+
+
+def _solve_run(task: Task) -> Row:
     from trnplan.load import load_specs
     from trnplan.plan.build import plan_scenario
 
