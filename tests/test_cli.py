@@ -213,6 +213,46 @@ def test_show_bad_kind_is_a_usage_error_naming_the_choices(world) -> None:
     assert "chips" in r.stderr and "scenarios" in r.stderr
 
 
+@pytest.mark.parametrize(("kind", "said"), [
+    ("bogus", "error: unknown kind 'bogus' (kinds: chips, forms, switches, cooling, sites, scenarios, "
+              "workloads)"),
+    ("chip", "error: unknown kind 'chip'; did you mean 'chips'?"),
+])
+def test_show_unknown_kind_is_said_like_an_unknown_scenario(world, kind: str, said: str) -> None:
+    """One line, as for `optimize` of an unknown scenario, not the parser's boxed 'Value error, ...'."""
+    r = run("show", kind)
+    assert r.exit_code == EXIT_USAGE
+    assert r.stderr == said + "\n" and r.stdout == ""
+    data = json.loads(run("show", kind, "--format", "json").stdout)
+    assert data["error"]["kind"] == "usage" and data["error"]["message"] == said.removeprefix("error: ")
+
+
+def test_piped_messages_are_one_line_each_whatever_columns_says(world) -> None:
+    """Wrapping is for terminals: to a pipe, a file or a CI log each message is one greppable line, even
+    with COLUMNS set narrow (BAD_SPECS's problems are longer than 40 columns)."""
+    r = run("show", "bogus", env={"COLUMNS": "40"})
+    assert len(r.stderr.splitlines()) == 1
+    r = run("validate", "--specs", str(BAD_SPECS), env={"COLUMNS": "40"})
+    lines = r.stderr.splitlines()
+    assert max(len(line) for line in lines) > 40
+    assert all(line.split(":")[1].isdigit() for line in lines[:-1]), lines
+    r = run("optimize", "s", "--set", "sites.a.it_power_mw=81", env={"COLUMNS": "40"})
+    assert "what-if (--set): plans/s.yaml not written; add --out FILE to keep this plan\n" in r.stderr
+
+
+def test_sweep_help_is_whole_at_80_columns() -> None:
+    """No folded metavar (`PATH=LOW:HIG` / `H:N`) and no cut example (`it_power_…`): the forms of --vary
+    and the formats are in the help text, whole."""
+    r = run("sweep", "--help", env={"COLUMNS": "80"})
+    assert r.exit_code == 0
+    assert "…" not in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    words = [w for w in r.stdout.split() if w != "│"]  # the panel's borders
+    for word in ("PATH=VALUES", "PATH=V1,V2", "PATH=LOW:HIGH:N", "FORMAT", "sites.ind-new.it_power_mw=80."):
+        assert word in words, word
+    assert "table, json, csv or markdown." in " ".join(words)
+
+
 def test_show_bad_format_is_a_usage_error(world) -> None:
     assert run("show", "forms", "--format", "csv").exit_code == EXIT_USAGE
 

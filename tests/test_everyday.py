@@ -272,7 +272,7 @@ def test_ctrl_c_in_a_terminal_keeps_the_best_plan_unwritten(
         return result
 
     monkeypatch.setattr(optimize_pkg, "solve", ctrl_c)
-    monkeypatch.setattr(cli_solve, "_interactive", lambda: True)
+    monkeypatch.setattr(cli_solve, "stderr_is_terminal", lambda: True)
     r = run("optimize", "s")
     assert r.exit_code == 130, r.output
     assert "Plan for s" in r.stdout and "feasible" in r.stdout

@@ -13,6 +13,7 @@ from rich.console import Console, RenderableType
 from trnplan.bom import build_bom
 from trnplan.diff import diff_plans
 from trnplan.load import load_specs
+from trnplan.numbers import fmt
 from trnplan.optimize.progress import Progress
 from trnplan.plan import read_plan
 from trnplan.render import Trimmed, render_bom, render_catalog, render_diff, render_plan
@@ -94,3 +95,132 @@ def test_progress_text() -> None:
     assert progress_text(Progress("solving s, ratio step 2", 0.5, 0.7, 0.4, 3, "")) == (
         "solving s, ratio step 2: gap 40%, 3 s"
     )
+
+
+# --- at 80 columns: the alternatives, the chips, a phased BOM's subtotals ------------------------------
+
+
+ALTERNATIVES = "Alternatives: the best plan without each choice made"
+
+
+def lines_at(renderable: RenderableType, width: int) -> list[str]:
+    lines = printed(renderable, width).splitlines()
+    assert max(cell_len(line) for line in lines) <= width, width
+    return lines
+
+
+def block(lines: list[str], title: str) -> list[str]:
+    """The lines of the table titled `title`, up to the empty line after it."""
+    start = lines.index(title)
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("scenario", ["trn3-100k", "moe-144"])
+def test_the_alternatives_at_80_columns_keep_each_row_on_its_line_and_each_site_whole(scenario: str) -> None:
+    """Too narrow for the choices beside the figures: a row's figures stay on its first line, beside what
+    it is without, and each site's choice follows under it, whole, its further options indented."""
+    plan = read_plan(REPO / "plans" / f"{scenario}.yaml")
+    alternatives = block(lines_at(render_plan(plan), 80), ALTERNATIVES)
+    for i, alt in enumerate(plan.alternatives, 1):
+        (first,) = [line for line in alternatives if line.startswith(f"{i}  ")]
+        assert first.split()[1:] == [*alt.without.split(), *(
+            [fmt(alt.tco_usd, "usd"), fmt(alt.fp8_pflops, "pflops").split()[0], "PF",
+             fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True)]
+            if alt.feasible else ["-", "-", "infeasible"])]
+        for site_choice in alt.choice.split("; "):
+            head, *more = site_choice.split(" + ")
+            at = alternatives.index(f"   {head}" + (" +" if more else ""))
+            assert alternatives[at + 1:at + 1 + len(more)] == [
+                f"     {option}" + (" +" if n < len(more) - 1 else "") for n, option in enumerate(more)]
+
+
+def test_the_alternatives_stay_side_by_side_where_each_choice_fits() -> None:
+    """120 columns (the README's quick start) and a pipe's 160: the choices in their column, a line per
+    site and per further option, next to the figures."""
+    plan = read_plan(REPO / "plans" / "trn3-100k.yaml")
+    for width in (120, 160):
+        alternatives = block(lines_at(render_plan(plan), width), ALTERNATIVES)
+        assert alternatives[1].split() == ["#", "without", "choice", "TCO", "FP8", "vs", "plan"]
+        assert alternatives[3].split()[:4] == ["1", "scale-out", "switch", "th5-51t2"]
+        assert "iad-air: trn3-nl32x2 / air / pcie6-160 / th4-25t6  $3,688,899,664" in alternatives[3]
+        assert any(line.strip() == "wa-remote: trn3-nl32x2 / air / pcie6-160 +" for line in alternatives)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_show_chips_keeps_a_chip_its_name_and_its_vendor_together(width: int) -> None:
+    """Name and vendor are columns of their own: stacked, a chip is two lines (id and vendor, then name
+    and date), never a vendor alone on a line of its own; a pipe's 160 columns give one line a chip."""
+    catalog = load_specs([REPO / "specs"])
+    lines = lines_at(render_catalog("chips", catalog), width)
+    for cid, chip in catalog.chips.items():
+        (at,) = [i for i, line in enumerate(lines) if line.split()[:1] == [cid]]
+        assert lines[at].split()[1] == chip.vendor
+        assert lines[at + 1].startswith(f"{chip.name}  ") and chip.available_from in lines[at + 1]
+    assert not [line for line in lines if line.strip() in {c.vendor for c in catalog.chips.values()}]
+    wide = lines_at(render_catalog("chips", catalog), 160)
+    assert wide[1].split()[:3] == ["chip", "name", "vendor"]
+    for cid, chip in catalog.chips.items():
+        (line,) = [line for line in wide if line.split()[:1] == [cid]]
+        assert f"  {chip.name}  " in line and f"  {chip.vendor}  " in line
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_a_phased_bom_puts_each_subtotal_beside_its_figure(width: int) -> None:
+    """At 80 columns the schedule is stacked; a subtotal's label rises to the line of its amount, as in
+    the wide layout, instead of standing a line below it."""
+    plan = read_plan(REPO / "plans" / "trn3-life.yaml")
+    bom = build_bom(plan)
+    lines = lines_at(render_bom(bom), width)
+    bought = sorted({line.period for line in bom.lines if line.period})
+    assert len(bought) >= 3
+    for period in bought:
+        subtotal = sum(line.extended_usd for line in bom.lines if line.period == period)
+        (line,) = [line for line in lines if f"{period} subtotal" in line]
+        assert line.split()[-2 if width == 120 else -1] == fmt(subtotal, "usd")
+    (total,) = [line for line in lines if line.startswith("total")]
+    assert fmt(bom.total_usd, "usd") in total
+
+
+def test_wrapped_text_in_a_cell_gets_a_hanging_indent() -> None:
+    """A BOM item wrapped in its column: the lines after its first are indented, so the next item (or
+    the next stacked category) is not read as its continuation."""
+    plan = read_plan(REPO / "plans" / "trn3-life.yaml")
+    lines = lines_at(render_bom(build_bom(plan)), 80)
+    at = next(i for i, line in enumerate(lines) if "JBOG compute tray (2 chip" in line)
+    column = lines[at].index("JBOG")
+    assert lines[at + 1][column:column + 2] == "  " and lines[at + 1][column + 2] != " "
+
+
+def detail_grid() -> Grid:
+    columns = [Col("#", right=True), Col("name"), Col("detail", wrap=True), Col("cost", right=True)]
+    g = Grid("Options", columns, keys=2, detail=2)
+    g.add_row("1", "first", "alpha beta gamma delta epsilon zeta eta theta", "$1,000")
+    g.add_row("2", "second", "", "$20")
+    return g
+
+
+def test_a_detail_column_goes_under_its_row_when_it_does_not_fit_beside() -> None:
+    g = detail_grid()
+    assert [g.layout(w) for w in (80, 40, 15, 12)] == ["wide", "detail", "stacked", "records"]
+    assert printed(g, 80).splitlines()[3].split() == ["1", "first", "alpha", "beta", "gamma", "delta",
+                                                      "epsilon", "zeta", "eta", "theta", "$1,000"]
+    assert printed(g, 30).splitlines() == [
+        "Options",
+        "   name",
+        "#  detail    cost",
+        "─────────────────",
+        "1  first   $1,000",
+        "   alpha beta gamma delta",
+        "     epsilon zeta eta theta",
+        "2  second     $20",
+    ]
+
+
+def test_a_summary_row_rises_over_its_blank_cells_when_stacked() -> None:
+    g = grid()
+    g.add_row("", "", "", "$631,159,128", "", summary=True)
+    g.add_row("", "total", "", "", "", summary=True)
+    stacked = printed(g, 50).splitlines()
+    assert stacked[-2].split() == ["$631,159,128"] and stacked[-1].split() == ["total"]
+    assert stacked[-2].index("$631,159,128") < stacked[4].index("air-cooled")  # first line, capex column

@@ -220,3 +220,43 @@ def test_progress_is_not_shown_on_a_pipe(shipped: Path) -> None:
     assert proc.returncode == 0
     assert "solving" not in proc.stderr and "\r" not in proc.stderr
     assert yaml.safe_load((shipped / "out" / "p.yaml").read_text())["scenario"] == "trn3-100k"
+
+
+# --- messages on stderr: wrapped in a terminal, one line each elsewhere -------------------------------
+
+
+def test_an_error_wraps_at_the_terminal_width_keeping_each_fix_whole(shipped: Path) -> None:
+    """The infeasible explanation at 80 columns: no line wider, each wrapped line indented under its own,
+    every word of the piped (unwrapped) message still there, each `--set` fix on one line."""
+    args = ["optimize", "trn3-100k", "--set", "scenarios.trn3-100k.demand.chips=150000",
+            "--out", "out/x.yaml"]
+    code, text = in_pty(args, 80, shipped)
+    assert code == 4, text[-2000:]
+    assert_fits(text, 80)
+    piped = subprocess.run([str(TRNPLAN), *args], cwd=shipped, capture_output=True, text=True, check=False)
+    assert piped.returncode == 4
+    assert max(len(line) for line in piped.stderr.splitlines()) > 80  # so there was something to wrap
+    assert text.split() == piped.stderr.split()
+    lines = text.splitlines()
+    for fix in ("--set scenarios.trn3-100k.demand.chips=118784", "--set scenarios.trn3-100k.as_of=2026-10"):
+        assert any(line.rstrip().endswith(fix) for line in lines), fix
+    assert "        chips): --set scenarios.trn3-100k.demand.chips=118784" in lines
+
+
+def test_spec_problems_wrap_with_each_location_first_on_its_line(shipped: Path) -> None:
+    bad = REPO / "tests" / "fixtures" / "bad_specs"
+    code, text = in_pty(["validate", "--specs", str(bad)], 100, shipped)
+    assert code == 3, text
+    piped = subprocess.run([str(TRNPLAN), "validate", "--specs", str(bad)], cwd=shipped, capture_output=True,
+                           text=True, check=False)
+    located = [line for line in piped.stderr.splitlines() if ".yaml:" in line]
+    assert max(len(line) for line in located) > 100
+    lines = text.splitlines()
+    assert_fits(text, 100)
+    for problem in located:
+        where = ":".join(problem.split(":")[:3]) + ":"
+        (first,) = [line for line in lines if line.startswith(where)]
+        at = lines.index(first)
+        rest = [line for line in lines[at + 1:at + 4] if line.startswith("  ")]
+        shown = " ".join([first, *(line.strip() for line in rest)]).split()
+        assert shown[:len(problem.split())] == problem.split()

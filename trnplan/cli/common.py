@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
@@ -72,10 +73,14 @@ def set_typo(args: list[str]) -> str | None:
     return None
 
 
-def format_option() -> Any:
+def format_option(choices: str | None = None) -> Any:
     """The `--format/-f` option; each command's alias below names the formats it accepts (listed in help
-    in that order)."""
-    return typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
+    in that order, as `<table|json|yaml>`). A command whose help has no room for that list gives it as
+    `choices` (`"table, json, csv or markdown"`): help then says FORMAT and names them in its text."""
+    if choices is None:
+        return typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
+    return typer.Option("--format", "-f", case_sensitive=False, metavar="FORMAT",
+                        help=f"Output format: {choices}.")
 
 
 DataFormat = Literal["table", "json", "yaml"]
@@ -101,9 +106,24 @@ def emit(output: object) -> None:
     console().print(Trimmed(output))  # type: ignore[arg-type]  # a renderable, by the contract above
 
 
-def echo_err(text: str) -> None:
-    """A message for people, on stderr."""
+def echo_err(text: str, keep: Iterable[object] = ()) -> None:
+    """A message for people, on stderr. In a terminal it is wrapped to the width with a hanging indent,
+    never inside a location, a backquoted command, an option and its value or a `keep` string (a path);
+    to a pipe, a file or a CI log it goes as written, one line per message, for grep."""
+    if stderr_is_terminal():
+        from trnplan.render.messages import fit_message
+
+        text = fit_message(text, [str(k) for k in keep])
     typer.echo(text, err=True)
+
+
+def stderr_is_terminal() -> bool:
+    """Whether a person watches stderr (a terminal): then messages wrap, progress shows, and Ctrl-C in
+    `optimize` keeps the best plan so far."""
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def to_json(data: Any) -> str:
@@ -155,9 +175,10 @@ def _messages() -> Iterator[None]:
         yield
     except SpecError as exc:
         from trnplan.render import console, render_problems
+        from trnplan.render.messages import message_width
 
         if exc.problems:
-            console(stderr=True).print(render_problems(exc.problems), soft_wrap=True)
+            console(stderr=True).print(render_problems(exc.problems, message_width()), soft_wrap=True)
         else:
             echo_err(str(exc))
         raise typer.Exit(exc.exit_code) from None

@@ -56,4 +56,4 @@ def report(
             if warning:
                 echo_err(f"warning: {warning}")
     write_text_atomic(out, render_report(plan, rows, sweep.name if sweep is not None else "sweep"))
-    echo_err(f"wrote {out}")
+    echo_err(f"wrote {out}", keep=[out])

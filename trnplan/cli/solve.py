@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ from trnplan.cli.common import (
     guarded,
     interrupt_after,
     load_catalog,
+    stderr_is_terminal,
 )
 from trnplan.cli.outcomes import better_alternatives, error_data, infeasible_text, unproven_warning
 from trnplan.errors import (
@@ -162,14 +162,6 @@ def _scenario_ids(catalog: Catalog, scenario: str | None) -> list[str]:
     return [scenario]
 
 
-def _interactive() -> bool:
-    """Whether a person watches stderr (a terminal): then progress shows and Ctrl-C keeps the best plan."""
-    try:
-        return bool(sys.stderr.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
 class _Run:
     """One `optimize` invocation over its scenarios: the plans solved and the exit code of each.
 
@@ -213,7 +205,7 @@ class _Run:
     @contextmanager
     def _watching(self) -> Iterator[None]:
         """Progress on a terminal's stderr, and Ctrl-C keeping the best plan; nothing of it elsewhere."""
-        if not _interactive():
+        if not stderr_is_terminal():
             yield
             return
         from trnplan.optimize.progress import watch
@@ -229,7 +221,8 @@ class _Run:
 
     def _fail(self, scenario_id: str, exc: InfeasibleError | SolverError, path: Path) -> None:
         echo_err(infeasible_text(exc) if isinstance(exc, InfeasibleError) else f"error: {exc}")
-        echo_err(f"{path}: not checked" if self.check else f"no plan written for '{scenario_id}'")
+        echo_err(f"{path}: not checked" if self.check else f"no plan written for '{scenario_id}'",
+                 keep=[path])
         self.failed[scenario_id] = error_data(exc, scenario_id)
         self.codes.append(exc.exit_code)
 
@@ -269,9 +262,9 @@ class _Run:
             from trnplan.plan.file import write_plan
 
             write_plan(plan, path)
-            echo_err(f"wrote {path}")
+            echo_err(f"wrote {path}", keep=[path])
         else:
-            echo_err(f"what-if (--set): {path} not written; add --out FILE to keep this plan")
+            echo_err(f"what-if (--set): {path} not written; add --out FILE to keep this plan", keep=[path])
         self.codes.append(EXIT_OK)
 
     def _show(self, plan: Plan) -> None:
@@ -357,7 +350,7 @@ def _print_drift(drift: Drift, scenario_id: str, rerun: str = "") -> None:
         emit(f"{path}: up to date" + "".join(f" ({span})" for span in drift.periods))
     elif state is DriftState.UNREADABLE:
         echo_err(f"error: {drift.error}")
-        echo_err(f"{path}: not checked; fix or delete it, then run `{command}`")
+        echo_err(f"{path}: not checked; fix or delete it, then run `{command}`", keep=[path])
     elif state is DriftState.OTHER_SOLVER_BUILD and drift.versions is not None:
         old, new = drift.versions
         emit(f"{path}: up to date (solved here by {new}; the file records {old})")

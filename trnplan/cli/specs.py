@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from trnplan.cli.common import DataFormatOpt, SetOpt, SpecsOpt, as_data, echo_err, emit, guarded, load_catalog
-from trnplan.errors import KINDS
+from trnplan.errors import KINDS, UsageError, did_you_mean, visible
 
 if TYPE_CHECKING:
     from trnplan.catalog import Catalog
-
-Kind = StrEnum("Kind", [(k, k) for k in KINDS])  # type: ignore[misc]
 
 _NOUNS = {
     "chips": ("chip", "chips"),
@@ -57,8 +54,9 @@ def _counts(catalog: Catalog) -> str:
 @guarded
 def show(
     kind: Annotated[
-        Kind,
-        typer.Argument(metavar="KIND", show_default=False, help="What to list: " + ", ".join(KINDS) + "."),
+        str,
+        typer.Argument(metavar="KIND", show_default=False, autocompletion=lambda: list(KINDS),
+                       help="What to list: " + ", ".join(KINDS) + "."),
     ],
     fmt: DataFormatOpt = "table",
     specs: SpecsOpt = None,
@@ -75,13 +73,24 @@ def show(
 
         trnplan show chips --format json
     """
+    _check_kind(kind)
     catalog = load_catalog(specs, overrides)
     if fmt == "table":
         from trnplan.render import render_catalog
 
-        emit(render_catalog(kind.value, catalog))
+        emit(render_catalog(kind, catalog))
     else:
-        emit(as_data(catalog_items(catalog, kind.value), fmt))
+        emit(as_data(catalog_items(catalog, kind), fmt))
+
+
+def _check_kind(kind: str) -> None:
+    """An unknown kind is a usage error (exit 2) said like an unknown scenario: with a did-you-mean, or
+    the kinds there are. Checked here, not by the option parser, whose message is pydantic's."""
+    if kind in KINDS:
+        return
+    hint = did_you_mean(kind, KINDS)
+    known = "" if hint else f" (kinds: {', '.join(KINDS)})"
+    raise UsageError(f"unknown kind '{visible(kind)}'{hint}{known}")
 
 
 def catalog_items(catalog: Catalog, kind: str) -> list[Any]:
@@ -148,7 +157,7 @@ def init(
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in texts.items():
         write_text_atomic(folder / name, text)
-    echo_err(f"wrote {len(texts) - 1} spec files and {SCHEMA_NAME} to {folder}/")
+    echo_err(f"wrote {len(texts) - 1} spec files and {SCHEMA_NAME} to {folder}/", keep=[folder])
     echo_err(f"next: trnplan validate --specs {folder}; trnplan show scenarios --specs {folder}")
 
 
@@ -182,4 +191,4 @@ def schema(
     from trnplan.files import write_text_atomic
 
     write_text_atomic(out, text if text.endswith("\n") else text + "\n")
-    echo_err(f"wrote {out}")
+    echo_err(f"wrote {out}", keep=[out])

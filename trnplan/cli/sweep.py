@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from trnplan.cli.common import SetOpt, SpecsOpt, echo_err, emit, format_option, guarded, to_json
+from trnplan.cli.common import (
+    SetOpt,
+    SpecsOpt,
+    echo_err,
+    emit,
+    format_option,
+    guarded,
+    stderr_is_terminal,
+    to_json,
+)
 from trnplan.errors import EXIT_INTERRUPTED, InputError, SpecError, UsageError, did_you_mean
 
 if TYPE_CHECKING:
@@ -26,9 +34,10 @@ def sweep(
     scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario id from the specs.")],
     vary: Annotated[
         list[str] | None,
-        typer.Option("--vary", metavar="PATH=V1,V2|PATH=LOW:HIGH:N", show_default=False,
-                     help="Values of one input (repeatable; the grid is their product). LOW:HIGH:N is N "
-                     "evenly spaced values, both ends included; KIND.*.FIELD sets every entity of a kind."),
+        typer.Option("--vary", metavar="PATH=VALUES", show_default=False,
+                     help="Values of one input: PATH=V1,V2 (a list) or PATH=LOW:HIGH:N (N evenly spaced "
+                     "values, both ends included); repeatable, the grid is their product. KIND.*.FIELD sets "
+                     "every entity of a kind."),
     ] = None,
     sample: Annotated[
         int | None,
@@ -61,7 +70,7 @@ def sweep(
         typer.Option("--time-limit", metavar="SECONDS", min=0.01, show_default=False,
                      help="Time for each run's solve."),
     ] = None,
-    fmt: Annotated[SweepFormat, format_option()] = "table",
+    fmt: Annotated[SweepFormat, format_option("table, json, csv or markdown")] = "table",
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
 ) -> None:
@@ -175,15 +184,8 @@ def _resume(out: Path | None, runs: list[Run], scenario: str, digest: str) -> tu
     check_resumable(rows, runs, out, scenario, digest)
     if rows:
         left = len(runs) - len(rows)
-        echo_err(f"{out}: {len(rows)} of {len(runs)} runs done already; solving the other {left}")
+        echo_err(f"{out}: {len(rows)} of {len(runs)} runs done already; solving the other {left}", keep=[out])
     return list(rows.values()), [r for r in runs if r.run not in rows]
-
-
-def _interactive() -> bool:
-    try:
-        return bool(sys.stderr.isatty())
-    except (AttributeError, ValueError):
-        return False
 
 
 def _solve(
@@ -227,7 +229,7 @@ def _solve(
 
 
 def _progress(total: int, done: int, scenario: str) -> Any:
-    if not _interactive():
+    if not stderr_is_terminal():
         return None
     from trnplan.render import console
     from trnplan.render.sweep import SweepProgress

@@ -34,7 +34,7 @@ def render_bom(bom: Bom) -> RenderableType:
     for site in sorted(by_site):
         _add_site(t, bom, site, by_site[site])
     t.add_row("total", "", "", "", "", fmt(bom.total_usd, "usd"), "100%" if bom.total_usd else "", "",
-              style="bold")
+              style="bold", summary=True)
     return t
 
 
@@ -57,7 +57,8 @@ def _add_site(t: Grid, bom: Bom, site: str, site_lines: list[BomLine]) -> None:
         previous = line.category
     subtotal = sum(ln.extended_usd for ln in lines)
     t.add_row("", "", f"{site} subtotal", "", "", fmt(subtotal, "usd"),
-              fmt(subtotal / capex, "pct") if capex else "", "", style="italic", end_section=True)
+              fmt(subtotal / capex, "pct") if capex else "", "", style="italic", end_section=True,
+              summary=True)
 
 
 def render_schedule(bom: Bom) -> RenderableType:
@@ -90,7 +91,8 @@ def render_schedule(bom: Bom) -> RenderableType:
             named = (line.site, line.category)
         subtotal = sum(ln.extended_usd for ln in lines)
         t.add_row("", "", "", f"{period} subtotal", "", "", fmt(subtotal, "usd"),
-                  fmt(subtotal / capex, "pct") if capex else "", "", style="italic", end_section=True)
+                  fmt(subtotal / capex, "pct") if capex else "", "", style="italic", end_section=True,
+                  summary=True)
     t.add_row("total", "", "", "", "", "", fmt(bom.total_usd, "usd"), "100%" if bom.total_usd else "", "",
-              style="bold")
+              style="bold", summary=True)
     return t

@@ -51,9 +51,9 @@ def _chips_table(catalog: Catalog, chips: dict[str, Any], mark: _Marks) -> Grid:
     numbers = ("TDP W", "FP8 TF", "BF16 TF", "HBM GB", "HBM TB/s", "scale-up TB/s", "out Gb/s", "price $")
     t = Grid(
         None,
-        [Col("chip"), Col("name, vendor", wrap=True, min_width=12)]
+        [Col("chip"), Col("name", wrap=True, min_width=18), Col("vendor", wrap=True)]
         + [Col(h, right=True) for h in numbers] + [Col("from")],
-        stack=[(0, 1), (2, 9), (3, 4), (5, 6), (7, 8), (10,)],
+        stack=[(0, 1), (2, 11), (3, 10), (4, 5), (6, 7), (8, 9)],
     )
     for cid, c in sorted(chips.items()):
         d = DERIVED["chips"](c, catalog)
@@ -63,7 +63,8 @@ def _chips_table(catalog: Catalog, chips: dict[str, Any], mark: _Marks) -> Grid:
         bf16 = c.dense_tflops.get("bf16")
         t.add_row(
             cid,
-            f"{c.name}, {c.vendor}",
+            c.name,
+            c.vendor,
             mark(fmt(c.tdp_w), _estimated(c, "tdp_w")),
             mark(fmt(c.fp8_tflops), _estimated(c, "dense_tflops.fp8")),
             mark(fmt(bf16), _estimated(c, "dense_tflops.bf16")) if bf16 is not None else "-",

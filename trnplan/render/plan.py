@@ -213,10 +213,11 @@ def _alternatives(plan: Plan) -> Grid:
     figures.append("vs plan")
     t = Grid(
         "Alternatives: the best plan without each choice made",
-        [Col("#", right=True), Col("without", wrap=True), Col("choice", wrap=True, min_width=40)]
+        [Col("#", right=True), Col("without", wrap=True), Col("choice", wrap=True)]
         + [Col(h, right=True) for h in figures],
         keys=2,
-        stack=[(0,), (1, 2), tuple(range(3, 3 + len(figures)))],
+        stack=[(0,), (1,), tuple(range(3, 3 + len(figures)))],
+        detail=2,  # a line per site, whole beside the figures or else under them: never folded in a column
         caption="vs plan: change in the scenario's objective"
         + (f"; {RATIO_HEADER}: FP8 PFLOPs per million USD of TCO, the ratio optimised" if ratio else ""),
     )
@@ -228,5 +229,7 @@ def _alternatives(plan: Plan) -> Grid:
         if ratio:
             cells.append(f"{alt.objective:,.3f}" if feasible and alt.objective is not None else "-")
         cells.append(fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True) if feasible else "infeasible")
-        t.add_row(str(i), alt.without, alt.choice.replace("; ", "\n"), *cells)  # a line per site
+        # a line per site, and one per further option of a site (indented under its first)
+        choice = alt.choice.replace("; ", "\n").replace(" + ", " +\n  ")
+        t.add_row(str(i), alt.without, choice, *cells)
     return t

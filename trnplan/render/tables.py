@@ -2,16 +2,19 @@
 
 A `Grid` is a table that picks its layout when it is printed, from the width it is given:
   1. wide: every column side by side, when each cell fits whole (free text may wrap at its spaces);
-  2. stacked: related columns stacked in one (`site` over `form`, `units` over `racks`), when that fits;
-  3. records: one block per row, its key cells on a line and `label value` pairs packed below.
-An id or a number is never cut and never folded: only free text wraps, and only at spaces. Titles and
-captions are printed apart from the table, so they never squeeze it either.
+  2. detail (a grid with a `detail` column only): that column's text under each row, across the width,
+     and the other columns side by side;
+  3. stacked: related columns stacked in one (`site` over `form`, `units` over `racks`), when that fits;
+  4. records: one block per row, its key cells on a line and `label value` pairs packed below.
+An id or a number is never cut and never folded: only free text wraps, and only at spaces, each wrapped
+line after the first indented (a hanging indent), so where one entry ends and the next begins stays
+plain. Titles and captions are printed apart from the table, so they never squeeze it either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rich import box
 from rich.cells import cell_len
@@ -51,6 +54,7 @@ class _Row:
     cells: list[Text]
     style: str = ""
     end_section: bool = False
+    summary: bool = False
 
 
 def _text(cell: Cell | None) -> Text:
@@ -65,6 +69,17 @@ def _text(cell: Cell | None) -> Text:
 
 def _longest_word(text: str) -> int:
     return max((cell_len(word) for word in text.split()), default=0)
+
+
+def _least_hanging(text: str) -> int:
+    """The least width wrapping text needs with its hanging indent: each line whole, or its first word
+    and each later word with the indent before it, whichever is less."""
+    least = 0
+    for line in text.split("\n"):
+        words = [cell_len(w) for w in line.split()]
+        if words:
+            least = max(least, min(cell_len(line), max([words[0], *(w + INDENT for w in words[1:])])))
+    return least
 
 
 def _longest_line(text: str) -> int:
@@ -86,7 +101,9 @@ class _Shape:
         for i, col in enumerate(self.columns):
             header = col.header if self.show_header else ""
             cells = [row.cells[i].plain for row in self.rows]
-            body_min = max((_longest_word(c) if col.wrap else _longest_line(c) for c in cells), default=0)
+            hang = col.wrap and not col.right
+            body_min = max((_least_hanging(c) if hang else _longest_word(c) if col.wrap else _longest_line(c)
+                            for c in cells), default=0)
             natural = max([_longest_line(c) for c in cells] + [_longest_line(header), body_min, 1])
             least = max(body_min, _longest_word(header), min(col.min_width, natural), 1)
             out.append((least, natural))
@@ -103,14 +120,21 @@ class _Shape:
         widths = [least for least, _ in limits]
         return _share(widths, [natural for _, natural in limits], width - gaps - sum(widths))
 
-    def table(self, widths: list[int]) -> Table:
-        t = Table(box=BOX, show_edge=False, pad_edge=False, collapse_padding=True,
-                  show_header=self.show_header)
+    def table(self, widths: list[int], rows: list[_Row] | None = None, show_header: bool | None = None,
+              ) -> Table:
+        """The rich table of `rows` (default: all) at `widths`; wrapping text is wrapped here, with its
+        hanging indent, so rich only lays out lines that already fit."""
+        show = self.show_header if show_header is None else show_header
+        t = Table(box=BOX, show_edge=False, pad_edge=False, collapse_padding=True, show_header=show)
         for col, w in zip(self.columns, widths, strict=True):
             t.add_column(Text(col.header), justify="right" if col.right else "left", width=w,
                          overflow="fold", style=col.style or None)
-        for row in self.rows:
-            t.add_row(*row.cells, style=row.style or None, end_section=row.end_section)
+        for row in self.rows if rows is None else rows:
+            cells = [
+                _hanging(cell, w) if col.wrap and not col.right else cell
+                for col, cell, w in zip(self.columns, row.cells, widths, strict=True)
+            ]
+            t.add_row(*cells, style=row.style or None, end_section=row.end_section)
         return t
 
 
@@ -119,8 +143,11 @@ class Grid:
     """A table that fits the width it is printed at (see the module docstring).
 
     `keys`: how many leading columns name a row (they head its record in the narrowest layout).
-    `stack`: groups of column indices shown stacked in one column in the middle layout; by default the
+    `stack`: groups of column indices shown stacked in one column in the stacked layout; by default the
     key columns stack together and the other columns stack in pairs.
+    `detail`: the index of a free-text column shown beside the others only when each of its lines fits
+    whole there; otherwise its text goes under each row, from the last key column on (its header under
+    that column's), and the other columns keep their layout.
     """
 
     title: str | None
@@ -129,24 +156,65 @@ class Grid:
     caption: str | None = None
     show_header: bool = True
     stack: list[tuple[int, ...]] | None = None
+    detail: int | None = None
     rows: list[_Row] = field(default_factory=list)
 
-    def add_row(self, *cells: Cell | None, style: str = "", end_section: bool = False) -> None:
+    def add_row(self, *cells: Cell | None, style: str = "", end_section: bool = False,
+                summary: bool = False) -> None:
+        """A row of cells. A `summary` row (a subtotal, a total) is a label and its figures: in the stacked
+        layout its cells rise over the blank ones above them, so the label stands beside its figures."""
         if len(cells) != len(self.columns):
             raise ValueError(f"a row of {len(cells)} cells in a table of {len(self.columns)} columns")
-        self.rows.append(_Row([_text(c) for c in cells], style, end_section))
+        self.rows.append(_Row([_text(c) for c in cells], style, end_section, summary))
 
     # --- layouts ----------------------------------------------------------------------------------
 
     def _wide(self) -> _Shape:
-        return _Shape(self.columns, self.rows, self.show_header)
+        if self.detail is None:
+            return _Shape(self.columns, self.rows, self.show_header)
+        columns = list(self.columns)
+        columns[self.detail] = replace(columns[self.detail], wrap=False, min_width=0)  # its lines whole
+        return _Shape(columns, self.rows, self.show_header)
+
+    def _kept(self) -> list[int]:
+        """The columns the table keeps: all but the detail column."""
+        return [i for i in range(len(self.columns)) if i != self.detail]
+
+    def _beside(self) -> _Shape:
+        """The other columns side by side, the detail column's header under the last key column's."""
+        kept = self._kept()
+        columns = [self.columns[i] for i in kept]
+        rows = [_Row([row.cells[i] for i in kept], row.style, row.end_section, row.summary)
+                for row in self.rows]
+        return _Shape(self._with_detail_header(columns, self._under()), rows, self.show_header)
+
+    def _under(self) -> int:
+        """Where the detail text starts: under the last key column (its index in the kept columns)."""
+        kept = self._kept()
+        last_key = max((i for i in kept if i < self.keys), default=kept[0] if kept else 0)
+        return kept.index(last_key) if last_key in kept else 0
+
+    def _with_detail_header(self, columns: list[Col], under: int) -> list[Col]:
+        if self.detail is None or not columns:
+            return columns
+        out = list(columns)
+        header = "\n".join(h for h in (out[under].header, self.columns[self.detail].header) if h)
+        out[under] = replace(out[under], header=header)
+        return out
 
     def _groups(self) -> list[tuple[int, ...]]:
         if self.stack is not None:
-            return self.stack
-        keys = tuple(range(min(self.keys, len(self.columns))))
-        rest = list(range(len(keys), len(self.columns)))
+            return [tuple(i for i in g if i != self.detail) for g in self.stack
+                    if any(i != self.detail for i in g)]
+        kept = self._kept()
+        keys = tuple(i for i in kept if i < self.keys)
+        rest = [i for i in kept if i >= self.keys]
         return ([keys] if keys else []) + [tuple(rest[i:i + 2]) for i in range(0, len(rest), 2)]
+
+    def _stacked_under(self, groups: list[tuple[int, ...]]) -> int:
+        """The stacked column the detail text starts under: the one that holds the last key column."""
+        last_key = self._kept()[self._under()] if self._kept() else 0
+        return next((n for n, g in enumerate(groups) if last_key in g), 0)
 
     def _stacked(self) -> _Shape | None:
         groups = self._groups()
@@ -157,10 +225,9 @@ class Grid:
             cols = [self.columns[i] for i in g]
             columns.append(Col("\n".join(c.header for c in cols), right=all(c.right for c in cols),
                                wrap=any(c.wrap for c in cols), min_width=max(c.min_width for c in cols)))
-        rows = [
-            _Row([Text("\n").join(row.cells[i] for i in g) for g in groups], row.style, row.end_section)
-            for row in self.rows
-        ]
+        columns = self._with_detail_header(columns, self._stacked_under(groups))
+        rows = [_Row([_stack(row, g) for g in groups], row.style, row.end_section, row.summary)
+                for row in self.rows]
         return _Shape(columns, rows, self.show_header)
 
     def _records(self, width: int) -> list[Text]:
@@ -179,11 +246,11 @@ class Grid:
                 lines.append(head)
             pairs: list[Text] = []
             prose: list[tuple[str, Text]] = []
-            for col, cell in zip(self.columns[self.keys:], row.cells[self.keys:], strict=True):
-                if not cell.plain.strip():
+            for i, (col, cell) in enumerate(zip(self.columns, row.cells, strict=True)):
+                if i < self.keys or not cell.plain.strip():
                     continue
                 label = col.header.replace("\n", " ").strip()
-                if col.wrap and _longest_line(cell.plain) > 24:
+                if "\n" in cell.plain or (col.wrap or i == self.detail) and _longest_line(cell.plain) > 24:
                     prose.append((label, cell))
                     continue
                 pair = Text(f"{label} " if label else "", style="dim") + cell
@@ -204,9 +271,11 @@ class Grid:
         return [Text(self.caption, style="table.caption")] if self.caption else []
 
     def layout(self, width: int) -> str:
-        """Which layout `width` gets: 'wide', 'stacked' or 'records'."""
+        """Which layout `width` gets: 'wide', 'detail', 'stacked' or 'records'."""
         if self._wide().widths(width) is not None:
             return "wide"
+        if self.detail is not None and self._beside().widths(width) is not None:
+            return "detail"
         stacked = self._stacked()
         if stacked is not None and stacked.widths(width) is not None:
             return "stacked"
@@ -219,17 +288,61 @@ class Grid:
         if kind == "records":
             yield from self._records(width)
         else:
-            shape = self._wide() if kind == "wide" else self._stacked()
+            shape = {"wide": self._wide, "detail": self._beside, "stacked": self._stacked}[kind]()
             assert shape is not None
             widths = shape.widths(width)
             assert widths is not None
-            yield shape.table(widths)
+            if kind == "wide" or self.detail is None:
+                yield shape.table(widths)
+            else:
+                yield from self._with_details(kind, shape, widths, width)
         yield from self._caption_lines()
+
+    def _with_details(self, kind: str, shape: _Shape, widths: list[int], width: int,
+                      ) -> Iterator[RenderableType]:
+        """The table a row at a time (every piece at the same column widths, so they line up), each row
+        followed by its detail text, wrapped with a hanging indent."""
+        assert self.detail is not None
+        under = self._under() if kind == "detail" else self._stacked_under(self._groups())
+        indent = sum(widths[:under]) + GAP * under
+        for n, (row, shaped) in enumerate(zip(self.rows, shape.rows, strict=True)):
+            yield shape.table(widths, [replace(shaped, end_section=False)],
+                              show_header=self.show_header and n == 0)
+            text = row.cells[self.detail].copy()
+            if text.plain.strip():
+                if row.style:
+                    text.stylize(row.style)
+                for line in _hanging(text, max(1, width - indent)).split("\n"):
+                    yield Text(" " * indent) + line
+            if row.end_section:
+                yield Text("")
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         limits = self._wide().limits()
         natural = sum(n for _, n in limits) + GAP * (len(limits) - 1)
         return Measurement(min(natural, 20), max(natural, cell_len(self.title or "")))
+
+
+def _stack(row: _Row, group: tuple[int, ...]) -> Text:
+    """A row's cells of one stacked group, one under the other; a summary row's blank cells left out, so
+    its label and figures rise to the first line."""
+    cells = [row.cells[i] for i in group]
+    if row.summary:
+        cells = [c for c in cells if c.plain.strip()]
+    return Text("\n").join(cells)
+
+
+def _hanging(text: Text, width: int, indent: int = INDENT) -> Text:
+    """Free text wrapped at its spaces to `width`, its own line breaks kept, each wrapped line after the
+    first indented by `indent` (less, where a word needs the room: a word is never cut)."""
+    if all(cell_len(line) <= width for line in text.plain.split("\n")):
+        return text
+    out: list[Text] = []
+    for part in text.split("\n", allow_blank=True):
+        for i, line in enumerate(_wrapped(part, width, max(1, width - indent))):
+            pad = max(0, min(indent, width - cell_len(line.plain))) if i else 0
+            out.append(Text(" " * pad) + line if pad else line)
+    return Text("\n").join(out)
 
 
 def _share(widths: list[int], naturals: list[int], spare: int) -> list[int]:
