@@ -172,9 +172,12 @@ def test_mispriced_line_is_an_input_error() -> None:
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"quantity": "many"}, r"bom\.0\.quantity: Input should be a valid number"),
-        ({"site": None}, r"bom\.0\.site: Input should be a valid string"),
-        ({"extended_usd": float("nan")}, r"bom\.0\.extended_usd: Input should be a finite number"),
+        ({"quantity": "many"}, r"bom\.0\.quantity: expected a number, got the text 'many'"),
+        ({"site": None}, r"bom\.0\.site: expected text, got null \(an empty value\)"),
+        (
+            {"extended_usd": float("nan")},
+            r"bom\.0\.extended_usd: expected a finite number, got the number nan",
+        ),
     ],
 )
 def test_malformed_line_is_an_input_error(change: dict, message: str) -> None:

@@ -13,7 +13,9 @@ import os
 import re
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -34,8 +36,18 @@ def run(*args: str):
     return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
 
 
+@lru_cache(maxsize=8)
+def marks_of(text: str) -> dict[KeyPath, tuple[int, int]]:
+    return parse_yaml(text).marks
+
+
+@lru_cache(maxsize=8)
+def data_of(text: str) -> Any:
+    return yaml.safe_load(text)
+
+
 def mark(text: str, path: KeyPath) -> tuple[int, int]:
-    return parse_yaml(text).marks[path]
+    return marks_of(text)[path]
 
 
 def set_value(text: str, path: KeyPath, value: str) -> str:
@@ -142,8 +154,9 @@ def test_an_unknown_key_is_refused_at_its_line() -> None:
     edited = SHIPPED.replace("totals:\n", "totals:\n  chips_bonus: 5\n")
     line = SHIPPED.split("\n").index("totals:") + 2
     first = refusal(edited)[0]
-    assert first.startswith(
-        f"p.yaml:{line}:3: malformed or truncated plan file: totals.chips_bonus: unknown key"
+    assert first == (
+        f"p.yaml:{line}:3: malformed or truncated plan file: "
+        "totals.chips_bonus: unknown field 'chips_bonus'; did you mean 'chips'?"
     )
 
 
@@ -188,7 +201,7 @@ def test_a_duplicate_key_is_refused_not_the_last_one_kept(anchor: str, duplicate
 
 
 def scaled(text: str, path: KeyPath, factor: float = 1.01, plus: float = 1) -> str:
-    value = yaml.safe_load(text)
+    value = data_of(text)
     for part in path:
         value = value[part]
     new = round(value * factor + plus) if isinstance(value, int) else value * factor + plus * 0.5
@@ -226,7 +239,13 @@ def test_it_power_cut_by_100_mw_is_refused() -> None:
     cut = SHIPPED_IT_KW - 100_000
     edited = set_value(SHIPPED, path, f"{cut:.3f}")
     shown = f"{cut:,.3f}".rstrip("0").rstrip(".")
-    words = f"totals.it_power_kw is {shown} but its sites give {SHIPPED_IT_KW:,}"
+    sites = ", ".join(
+        str(mark(SHIPPED, ("sites", s, "it_power_kw"))[0]) for s in ("iad-air", "ind-new", "wa-remote")
+    )
+    words = (
+        f"totals.it_power_kw {shown} at line {mark(SHIPPED, path)[0]} is not the sum of its sites' "
+        f"it_power_kw ({SHIPPED_IT_KW:,}: lines {sites})"
+    )
     assert_located(SHIPPED, path, edited, words)
 
 
@@ -268,11 +287,14 @@ def test_a_site_below_its_own_it_power_and_a_stray_bom_line_are_refused() -> Non
 
 
 def test_yaml_1_1_octal_in_a_plan_is_read_as_yaml_1_2_and_then_does_not_add_up() -> None:
-    """`units: 0116` would be 78 to YAML 1.1 (octal), so an edit could hide; it is 116, which its totals
-    contradict."""
+    """`units: 0116` would be 78 to YAML 1.1 (octal), so an edit could hide; it is 116, which its racks and
+    its totals contradict: the refusal is at the edited line, and the total's names it."""
     path = ("sites", "iad-air", "deployments", 0, "units")
     assert oct(78) == "0o116"
-    assert_located(SHIPPED, ("totals", "units"), set_value(SHIPPED, path, "0116"), "totals.units is")
+    line, edited = mark(SHIPPED, path)[0], set_value(SHIPPED, path, "0116")
+    assert_located(SHIPPED, path, edited, f"units 116 at line {line} is not its racks")
+    total = mark(SHIPPED, ("totals", "units"))[0]
+    assert any(x.startswith(f"p.yaml:{total}:") and f"lines {line}, " in x for x in refusal(edited))
     assert_located(SHIPPED, path, set_value(SHIPPED, path, "1:18"), "units")  # text, not 78 (base 60)
 
 
@@ -330,7 +352,11 @@ def refused_by_every_command(specs: Path, good: Path, path: Path, expected: str)
         (("totals", "capex_usd"), ".inf", "malformed or truncated plan file: totals.capex_usd: "),
         (("totals", "chips"), "null", "malformed or truncated plan file: totals.chips: "),
         (("totals", "it_power_kw"), "1e400", "malformed or truncated plan file: totals.it_power_kw: "),
-        (("totals", "it_power_kw"), "1", "plan file does not add up .*: totals.it_power_kw is 1 but"),
+        (
+            ("totals", "it_power_kw"),
+            "1",
+            r"plan file does not add up .*: totals.it_power_kw 1 at line \d+ is not the sum of its sites' ",
+        ),
         (("sites", "a", "deployments", 0, "units"), "-5", "malformed .*: sites.a.deployments.0.units: "),
         (("solver", "mip_gap"), "0.5", "malformed .*: solver.mip_gap: a plan marked optimal has gap 0"),
         (("economics", "horizon_years"), "0", "malformed .*: economics.horizon_years: "),
@@ -374,6 +400,317 @@ def test_a_guardrail_cannot_be_dodged_by_editing_the_plan(tiny, tmp_path: Path) 
     dodged = run("diff", str(good), str(head), "--fail-if", "it_power_kw>+10")
     assert dodged.exit_code == EXIT_INVALID, dodged.output
     assert "does not add up" in dodged.stderr and "internal error" not in dodged.stderr
+
+
+# --- in the words of spec files -----------------------------------------------------------------------
+
+PREFIX = "malformed or truncated plan file: "
+IAD_UNITS = ("sites", "iad-air", "deployments", 0, "units")
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("totals", "chips"), "lots", "totals.chips: expected a whole number, got the text 'lots'"),
+        (
+            ("totals", "capex_usd"),
+            "'12 USD'",
+            "totals.capex_usd: expected a number, got the text '12 USD'; write a bare number, the unit is in "
+            "the field name",
+        ),
+        (
+            ("totals", "capex_usd"),
+            "'1270245374.25'",
+            "totals.capex_usd: expected a number, got the text '1270245374.25'; write numbers without quotes",
+        ),
+        (("totals", "tco_usd"), ".inf", "totals.tco_usd: expected a finite number, got the number inf"),
+        (IAD_UNITS, "1.5", "sites.iad-air.deployments.0.units: expected a whole number, got 1.5"),
+        (IAD_UNITS, "-5", "sites.iad-air.deployments.0.units: expected 1 or more, got the whole number -5"),
+        (
+            ("economics", "horizon_years"),
+            "101",
+            "economics.horizon_years: expected 100 or less, got the whole number 101",
+        ),
+        (
+            ("economics", "utilization"),
+            "0",
+            "economics.utilization: expected more than 0, got the whole number 0",
+        ),
+        (("solver", "mip_gap"), "0.5", "solver.mip_gap: a plan marked optimal has gap 0, not 0.5"),
+        (
+            ("objective", "kind"),
+            "min_cost",
+            "objective.kind: expected 'min_tco', 'max_perf' or 'max_perf_per_tco', got the text 'min_cost'; "
+            "did you mean 'min_tco'?",
+        ),
+        (
+            ("bom", 0, "site"),
+            "IAD-AIR",
+            "bom.0.site: 'IAD-AIR' is not a valid id: ids use lowercase letters, digits, '.' and '-', and "
+            "start with a letter or digit; did you mean 'iad-air'?",
+        ),
+        (
+            ("scenario",),
+            "yes",
+            "scenario: expected text, got the boolean true; YAML reads yes/no/on/off/true/false as booleans, "
+            "quote it to mean text",
+        ),
+        (("totals", "units"), "[1350]", "totals.units: expected a whole number, got a list of 1 item"),
+    ],
+    ids=lambda x: dotted(x) if isinstance(x, tuple) else None,
+)
+def test_a_wrong_value_is_worded_as_in_a_spec_file(path: KeyPath, value: str, message: str) -> None:
+    """The words of `trnplan validate` (trnplan.spec_errors), not pydantic's, at the key's line and column."""
+    line, col = mark(SHIPPED, path)
+    assert refusal(set_value(SHIPPED, path, value)) == [f"p.yaml:{line}:{col}: {PREFIX}{message}"]
+
+
+def test_no_pydantic_wording_reaches_the_reader() -> None:
+    for path in [*FIELDS, IAD_UNITS, ("bom", 0, "quantity"), ("objective", "kind")]:
+        for value in BAD_VALUES:
+            for line in refusal(set_value(SHIPPED, path, value)):
+                assert not re.search(
+                    r"Input should|Value error|Field required|Extra inputs|String should|valid dictionary",
+                    line,
+                ), line
+
+
+def delete_key(text: str, path: KeyPath) -> str:
+    """`text` without the line of the key at `path` (a key whose value is on its line)."""
+    lines = text.split("\n")
+    del lines[mark(text, path)[0] - 1]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("path", "at"),
+    [
+        (("totals", "units"), ("totals",)),
+        (("sites", "iad-air", "deployments", 0, "form"), ("sites", "iad-air", "deployments", 0)),
+        (("sites", "ind-new", "scale_out", "switch"), ("sites", "ind-new", "scale_out")),
+        (("solver", "version"), ("solver",)),
+        (("format",), ()),
+        (("scenario",), ()),
+    ],
+    ids=lambda x: dotted(x) or "top",
+)
+def test_a_missing_key_is_refused_at_the_line_of_its_mapping(path: KeyPath, at: KeyPath) -> None:
+    """A nested key at its mapping's line (a list item's: where the item starts); a top-level key at 1:1."""
+    line, col = mark(SHIPPED, at) if at else (1, 1)
+    where = f"{dotted(at)}: " if at else ""
+    assert refusal(delete_key(SHIPPED, path)) == [
+        f"p.yaml:{line}:{col}: {PREFIX}{where}missing required field '{path[-1]}'"
+    ]
+
+
+# --- cut off: where it ends, and that it looks cut off -------------------------------------------------
+
+CUT_HERE = "the file looks cut off here"
+
+
+def first_lines(text: str, n: int) -> str:
+    return "\n".join(text.split("\n")[:n]) + "\n"
+
+
+def end_of(text: str) -> tuple[int, int]:
+    body = text.rstrip()
+    return body.count("\n") + 1, len(body) - body.rfind("\n")
+
+
+@pytest.mark.parametrize(
+    ("last", "missing"),
+    [
+        ("  unit_usd: 30000000", "format, inputs_digest, objective, scenario, sites, solver, totals"),
+        ("objective:", "scenario, sites, solver, totals"),
+        ("sites:", "sites, solver, totals"),
+        ("      ports: 24320", "sites.iad-air.scale_out.switch, solver, totals"),
+        ("- category: cooling", "bom.2.extended_usd, bom.2.item, bom.2.quantity, bom.2.site, bom.2.unit_usd"),
+        ("  energy_usd_per_year: 80505396.55", "totals.facility_power_kw, totals.fp8_pflops"),
+    ],
+)
+def test_a_plan_cut_at_a_line_says_it_looks_cut_off_where_it_ends(last: str, missing: str) -> None:
+    """Cut before its `format` key, or with later top-level keys or a mapping's last keys gone: one problem,
+    at the end of the text, naming what is missing."""
+    n = SHIPPED.split("\n").index(last) + 1
+    cut = first_lines(SHIPPED, n)
+    (problem,) = refusal(cut)
+    line, col = end_of(cut)
+    assert (line, col) == (n, len(last) + 1)
+    assert problem.startswith(f"p.yaml:{n}:{col}: {PREFIX}{CUT_HERE}, before {missing}"), problem
+    assert problem.endswith("(a plan file has them); re-plan it or restore it"), problem
+
+
+@pytest.mark.parametrize(
+    ("after", "keep", "words"),
+    [
+        ("choice: 'iad-air", 12, "not a readable plan file (YAML syntax: found unexpected end of stream"),
+        ("  units: 1350", 4, "not a readable plan file (YAML syntax: could not find expected ':'"),
+        (
+            "format: trnplan-plan/1",
+            12,
+            f"{PREFIX}{CUT_HERE}, inside its format ('trnp', not 'trnplan-plan/1'",
+        ),
+        (
+            "  tco_usd: 3526251443.72",
+            12,
+            f"{PREFIX}{CUT_HERE}, before totals.units, totals.usd_per_chip_hour",
+        ),
+    ],
+)
+def test_a_plan_cut_inside_a_line_says_it_looks_cut_off_there(after: str, keep: int, words: str) -> None:
+    cut = SHIPPED[: SHIPPED.index(after) + keep]
+    line, col = end_of(cut)
+    problems = refusal(cut)
+    assert any(p.startswith(f"p.yaml:{line}:") and words in p and CUT_HERE in p for p in problems), problems
+
+
+def test_a_last_value_cut_short_is_refused_with_a_hint_that_the_file_ends_there() -> None:
+    """`usd_per_pflop_hour: 0.3` (of 0.319857) is a number; only the sums and the missing line break tell."""
+    assert SHIPPED.endswith("  usd_per_pflop_hour: 0.319857\n")
+    cut = SHIPPED[: -len("19857\n")]
+    (problem,) = refusal(cut)
+    assert problem.startswith(f"p.yaml:{end_of(cut)[0]}:3: plan file does not add up (edited or damaged?): ")
+    assert problem.endswith("(the file ends on this line, without a line break: is it cut off?)"), problem
+
+
+def test_every_cut_at_a_line_end_says_where_the_file_looks_cut_off() -> None:
+    lines = SHIPPED.split("\n")
+    for n in [*range(1, len(lines) - 2, 2), len(lines) - 2]:  # every other line, and the last but one
+        cut = first_lines(SHIPPED, n)
+        line, col = end_of(cut)
+        problems = refusal(cut)
+        assert any(p.startswith(f"p.yaml:{line}:{col}: ") and CUT_HERE in p for p in problems), (n, problems)
+
+
+def test_commands_say_a_cut_off_plan_looks_cut_off(tiny, tmp_path: Path) -> None:
+    specs, good = tiny
+    text = good.read_text()
+    n = text.split("\n").index("economics:")
+    bad = tmp_path / "s.yaml"
+    bad.write_text(first_lines(text, n))
+    expected = (
+        rf"FILE:{n}:\d+: {PREFIX}{CUT_HERE}, before format, inputs_digest, .*; re-plan it or restore it"
+    )
+    refused_by_every_command(specs, good, bad, expected)
+
+
+# --- what disagrees: each figure with its line, and the lines of its parts -----------------------------
+
+
+DATA = yaml.safe_load(SHIPPED)
+DEPLOYMENTS: list[KeyPath] = [
+    ("sites", site, "deployments", i)
+    for site, section in sorted(DATA["sites"].items())
+    for i in range(len(section["deployments"]))
+]
+DOES_NOT_ADD_UP = "plan file does not add up (edited or damaged?): "
+
+
+def line_list(paths: list[KeyPath]) -> str:
+    return ", ".join(str(n) for n in sorted(mark(SHIPPED, p)[0] for p in paths))
+
+
+def test_an_edited_units_is_refused_at_its_own_line_and_its_total_names_every_part() -> None:
+    """The user trial's edit: one deployment's `units` 380 -> 386. Refused at that line (its 760 racks are
+    not 386 x 2, the racks per unit of the form in its other deployments, whose lines are named), and the
+    total names the line of each deployment's units, the edited one among them."""
+    units, total = mark(SHIPPED, IAD_UNITS)[0], mark(SHIPPED, ("totals", "units"))[0]
+    others = [
+        (*d, "units")
+        for d in DEPLOYMENTS
+        if d != IAD_UNITS[:-1] and DATA["sites"][d[1]]["deployments"][d[3]]["form"] == "trn3-nl32x2"
+    ]
+    assert len(others) == 2
+    parts = line_list([(*IAD_UNITS[:-1], "racks"), *others])
+    assert refusal(set_value(SHIPPED, IAD_UNITS, "386")) == [
+        f"p.yaml:{units}:7: {DOES_NOT_ADD_UP}sites.iad-air.deployments.0.units 386 at line {units} is not "
+        f"its racks / 2, the racks per unit of trn3-nl32x2 in its other deployments (760 / 2 = 380: "
+        f"lines {parts})",
+        f"p.yaml:{total}:3: {DOES_NOT_ADD_UP}totals.units 1,350 at line {total} is not the sum of its "
+        f"deployments' units (1,356: lines {line_list([(*d, 'units') for d in DEPLOYMENTS])})",
+    ]
+
+
+def test_units_edited_with_its_total_is_still_refused_at_the_units_line() -> None:
+    """The sums agree again, but 386 units are not 760 racks of a two-rack unit."""
+    edited = set_value(set_value(SHIPPED, IAD_UNITS, "386"), ("totals", "units"), "1356")
+    assert_located(SHIPPED, IAD_UNITS, edited, "units 386 at line")
+    assert len(refusal(edited)) == 1
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("racks", "770", "racks 770 at line {line} is not its units x 2, the racks per unit of trn3-nl32x2"),
+        (
+            "chips",
+            "24330",
+            "chips 24,330 at line {line} is not its racks x 32, the chips per rack of trn3-nl32x2",
+        ),
+        ("units", "190", "units 190 at line {line} is not its racks / 2, the racks per unit of trn3-nl32x2"),
+    ],
+)
+def test_the_edited_count_of_a_deployment_is_the_one_blamed(key: str, value: str, words: str) -> None:
+    """Racks, chips and units are whole multiples of each other; the one whose sum also disagrees (or, with
+    every sum agreeing, the units) is the one blamed, at its line. 190 x 4 = 760 is a whole number of
+    racks, but the form's other deployments have 2 racks a unit."""
+    path = IAD_UNITS[:-1] + (key,)
+    line = mark(SHIPPED, path)[0]
+    assert_located(SHIPPED, path, set_value(SHIPPED, path, value), words.format(line=line))
+
+
+def findable(text: str, path: KeyPath, problems: list[str]) -> bool:
+    """Whether the line of `path` is where a problem is, or is named in one (`at line N`, `lines ...`)."""
+    line = mark(text, path)[0]
+    for problem in problems:
+        if problem.startswith(f"p.yaml:{line}:") or re.search(rf"\bline {line}\b", problem):
+            return True
+        if any(str(line) in re.findall(r"\d+", named) for named in re.findall(r"lines ([\d, .]+)", problem)):
+            return True
+    return False
+
+
+def refused_figures(text: str, heads: tuple[str, ...]) -> list[KeyPath]:
+    """The number figures under `heads` whose edit the reader refuses."""
+    data = data_of(text)
+
+    def value(path: KeyPath) -> object:
+        v = data
+        for part in path:
+            v = v[part]
+        return v
+
+    found = []
+    for path in marks_of(text):
+        if path and path[0] in heads and isinstance(path[-1], str):
+            v = value(path)
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                found.append(path)
+    return found
+
+
+def test_every_refused_edit_of_a_figure_is_findable_from_the_messages() -> None:
+    """Edit any number of a deployment, a site, the totals or a BOM line: if the reader refuses it, the
+    edited line is where a problem is or among the lines a problem names."""
+    refused = 0
+    for path in refused_figures(SHIPPED, ("sites", "totals", "bom")):
+        try:
+            parse_plan(scaled(SHIPPED, path), "p.yaml")
+            continue  # a figure the plan cannot recompute by itself (fabric sizing): `optimize --check`'s
+        except PlanError as exc:
+            problems = str(exc).split("\n")
+        refused += 1
+        assert findable(SHIPPED, path, problems), (path, problems)
+    assert refused >= 150
+
+
+def test_lines_text_lists_every_line_up_to_twelve() -> None:
+    from trnplan.plan.consistency import lines_text
+
+    assert lines_text([7]) == "line 7"
+    assert lines_text([25, 12, 12]) == "lines 12, 25"
+    assert lines_text(range(1, 13)) == "lines " + ", ".join(map(str, range(1, 13)))
+    assert lines_text(range(1, 41)) == "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... 40 (40 lines)"
 
 
 # --- plan paths that are not regular files ------------------------------------------------------------

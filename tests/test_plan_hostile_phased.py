@@ -9,9 +9,21 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_plan_hostile import mark, refusal, run, scaled, set_value
+from test_plan_hostile import (
+    CUT_HERE,
+    DOES_NOT_ADD_UP,
+    end_of,
+    findable,
+    first_lines,
+    mark,
+    refusal,
+    refused_figures,
+    run,
+    scaled,
+    set_value,
+)
 
-from trnplan.plan.file import parse_plan
+from trnplan.plan.file import PlanError, parse_plan
 from trnplan.yamlsafe import KeyPath, dotted
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,7 +91,9 @@ def test_no_economics_is_no_escape_from_the_phased_checks() -> None:
     assert cut != PHASED
     assert any("states its economics" in x for x in refusal(cut))
     bought = set_value(cut, ("periods", LAST, "sites", SITE, "deployments", 0, "bought"), "100000")
-    assert any("bought 100000, but units grew by" in x for x in refusal(bought))
+    assert any(
+        re.search(r"bought 100,000 at line \d+ is not the growth of .*'s units", x) for x in refusal(bought)
+    )
 
 
 def test_one_scale_out_type_per_site_over_the_window() -> None:
@@ -108,3 +122,47 @@ def test_drift_when_a_site_is_used_in_a_period_on_one_side_only(tmp_path: Path) 
     drift = check_drift(plan_to_yaml(moved), str(path))
     assert drift.exit_code == 1
     assert any(line.startswith("in 2026-01") for line in drift.periods), drift.periods
+
+
+def test_units_edited_in_a_period_is_refused_at_its_line_and_the_purchases_name_theirs() -> None:
+    """One period's `units` 178 -> 180: refused at that line (356 racks are not 180 x 2), and what was bought
+    in it and in the next period no longer follows, each naming the lines of the units it is the growth of."""
+    site = next(
+        site
+        for site, section in sorted(DATA["periods"][1]["sites"].items())
+        if len(section["deployments"]) > 1 and DATA["periods"][0]["sites"].get(site)
+    )
+    at = ("periods", 1, "sites", site, "deployments", 1)
+    was = DATA["periods"][1]["sites"][site]["deployments"][1]["units"]
+    line = mark(PHASED, (*at, "units"))[0]
+    problems = refusal(set_value(PHASED, (*at, "units"), str(was + 2)))
+    assert problems[0].startswith(
+        f"p.yaml:{line}:9: {DOES_NOT_ADD_UP}{'.'.join(map(str, at))}.units {was + 2:,} "
+    )
+    bought = [x for x in problems if ".bought " in x and "is not the growth of" in x]
+    assert bought and all(re.search(rf"lines? (\d+, )*{line}\b", x) for x in bought), bought
+
+
+def test_every_tenth_cut_at_a_line_end_of_a_phased_plan_says_where_it_looks_cut_off() -> None:
+    for n in range(1, len(PHASED.split("\n")) - 2, 10):
+        cut = first_lines(PHASED, n)
+        line, col = end_of(cut)
+        problems = refusal(cut)
+        assert any(p.startswith(f"p.yaml:{line}:{col}: ") and CUT_HERE in p for p in problems), (n, problems)
+
+
+def test_every_refused_edit_of_a_period_figure_is_findable_from_the_messages() -> None:
+    """As for a single-period plan: an edited period figure or total is where a problem is, or among the
+    lines one names (the last period's figures and the totals, to keep it quick)."""
+    refused = 0
+    for path in refused_figures(PHASED, ("periods", "totals")):
+        if path[0] == "periods" and path[1] != LAST:
+            continue
+        try:
+            parse_plan(scaled(PHASED, path), "p.yaml")
+            continue  # not recomputable from the plan alone (fabric sizing, capex per deployment)
+        except PlanError as exc:
+            problems = str(exc).split("\n")
+        refused += 1
+        assert findable(PHASED, path, problems), (path, problems)
+    assert refused >= 25

@@ -1,9 +1,14 @@
 """Validate a raw entity with its pydantic model, turning each validation error into a located `Problem`
-in words (the field's file:line:col, what was expected, and a hint when the mistake is a common one)."""
+in words (the field's file:line:col, what was expected, and a hint when the mistake is a common one).
+
+`explain_error` is the one translation of a pydantic error into those words; plan files use it too
+(`trnplan.plan.file`).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -29,6 +34,12 @@ _EXPECTED = {
     "dict_type": "a mapping",
     "model_type": "a mapping of fields",
     "model_attributes_type": "a mapping of fields",
+}
+_BOUNDS = {
+    "greater_than": ("gt", "more than {}"),
+    "greater_than_equal": ("ge", "{} or more"),
+    "less_than": ("lt", "less than {}"),
+    "less_than_equal": ("le", "{} or less"),
 }
 _UNIT_TEXT = re.compile(r"^\s*[-+]?(\d[\d_,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*[A-Za-z/%$]+")
 
@@ -76,6 +87,11 @@ def _humanize(err: dict[str, Any], is_key: bool) -> str:
         return re.sub(r"^(Value error|Assertion failed), ", "", err["msg"])
     if kind in _EXPECTED:
         return _expected_message(kind, value)
+    if kind in _BOUNDS:
+        name, words = _BOUNDS[kind]
+        bound = ctx.get(name)
+        shown = f"{bound:g}" if isinstance(bound, float) else str(bound)
+        return f"expected {words.format(shown)}, got {describe(value)}"
     if kind == "literal_error":
         options = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         message = f"expected {ctx.get('expected', 'one of the listed values')}, got {describe(value)}"
@@ -96,29 +112,45 @@ def _humanize(err: dict[str, Any], is_key: bool) -> str:
     return str(err.get("msg", kind))
 
 
-def _explain(entity: RawEntity, model: type[BaseModel], err: dict[str, Any]) -> Problem | None:
-    """One pydantic error as a located problem, or None when yamlsafe already reported its value."""
+def error_path(err: dict[str, Any]) -> tuple[KeyPath, bool]:
+    """The key path in the file of one pydantic error, and whether the error is about a mapping's key
+    (an id) rather than a value there."""
     # the tags of a tagged union ("@value", "@schedule": `trnplan.schedules`) are no part of the spec's paths
     loc: KeyPath = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("@")))
     is_key = bool(loc) and loc[-1] == "[key]"
-    if is_key:
-        loc = loc[:-1]
-    if entity.is_bad(loc):
-        return None
+    return (loc[:-1] if is_key else loc), is_key
+
+
+def explain_error(
+    model: type[BaseModel], err: dict[str, Any], located: Callable[[KeyPath], bool] = lambda _: False
+) -> tuple[KeyPath, str]:
+    """One pydantic error of `model` in words: the key path to report it at (a missing field: its
+    mapping's) and the message (`expected a number, got the text 'lots'`, `unknown field 'tdp'; did you
+    mean 'tdp_w'?`). `located` says whether the file has a key path, so a whole-model check that names a
+    field is reported at that field."""
+    loc, is_key = error_path(err)
     kind = err["type"]
     if kind == "missing":
-        return entity.problem(loc[:-1], f"missing required field '{loc[-1]}'")
+        return loc[:-1], f"missing required field '{loc[-1]}'"
     if kind == "extra_forbidden":
         name = str(loc[-1])
         fields = fields_at(model, loc[:-1])
         hint = did_you_mean(name, fields) or (f" (fields: {', '.join(fields)})" if fields else "")
-        return entity.problem(loc, f"unknown field '{name}'{hint}")
+        return loc, f"unknown field '{name}'{hint}"
     message = _humanize(err, is_key)
     if kind in ("value_error", "assertion_error") and fields_at(model, loc):
         # A whole-model check ("domain_chips 96 must divide the unit ..."): point at the field it names.
         first = re.match(r"[a-z_][a-z0-9_]*", message)
-        if first and first.group(0) in fields_at(model, loc) and loc + (first.group(0),) in entity.marks:
+        if first and first.group(0) in fields_at(model, loc) and located(loc + (first.group(0),)):
             loc = loc + (first.group(0),)
+    return loc, message
+
+
+def _explain(entity: RawEntity, model: type[BaseModel], err: dict[str, Any]) -> Problem | None:
+    """One pydantic error as a located problem, or None when yamlsafe already reported its value."""
+    if entity.is_bad(error_path(err)[0]):
+        return None
+    loc, message = explain_error(model, err, lambda path: path in entity.marks)
     return entity.problem(loc, message)
 
 

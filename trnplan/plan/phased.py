@@ -11,7 +11,7 @@ from trnplan.costs import Deployment
 from trnplan.costs.phased import PeriodFigures, PhasedEvaluation, evaluate_phased
 from trnplan.numbers import canon, usd
 from trnplan.periods import month_index, periods_of
-from trnplan.plan.consistency import Mismatch
+from trnplan.plan.consistency import KeyPath, Mismatch, relation
 from trnplan.plan.model import (
     PeriodDeployment,
     PeriodSite,
@@ -182,20 +182,25 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
     if not plan.periods:
         return [Mismatch(("periods",), "a phased plan has at least one period")]
     problems: list[Mismatch] = []
-    before: dict[tuple[str, str], int] = {}
+    before: dict[tuple[str, str], tuple[int, KeyPath]] = {}
     switch_of: dict[str, str] = {}
     installed = 0
     for i, p in enumerate(plan.periods):
         now = {}
         for site, s in sorted(p.sites.items()):
             for j, d in enumerate(s.deployments):
-                now[(site, d.key)] = d.units
-                grew = d.units - before.get((site, d.key), 0)
+                at: KeyPath = ("periods", i, "sites", site, "deployments", j)
+                now[(site, d.key)] = (d.units, (*at, "units"))
+                had, where = before.get((site, d.key), (0, None))
+                grew = d.units - had
                 if d.bought != grew:
                     problems.append(
-                        Mismatch(
-                            ("periods", i, "sites", site, "deployments", j, "bought"),
-                            f"periods.{i}: {site} {d.key} bought {d.bought}, but units grew by {grew}",
+                        relation(
+                            (*at, "bought"),
+                            f"{d.bought:,}",
+                            f"is not the growth of {site} {d.key}'s units over the period before",
+                            f"{d.units:,} - {had:,} = {grew:,}",
+                            [(*at, "units")] + ([where] if where else []),
                         )
                     )
         for key in sorted(set(before) - set(now)):
@@ -217,22 +222,27 @@ def phased_self_problems(plan: Plan) -> list[Mismatch]:
                         "before (one type per site over the window)",
                     )
                 )
-        lines = sum(round(line.extended_usd * 100) for line in plan.bom if line.period == p.start)
+        mine = [k for k, line in enumerate(plan.bom) if line.period == p.start]
+        lines = sum(round(plan.bom[k].extended_usd * 100) for k in mine)
         installed += lines
         if round(p.totals.capex_bought_usd * 100) != lines:
             problems.append(
-                Mismatch(
+                relation(
                     ("periods", i, "totals", "capex_bought_usd"),
-                    f"periods.{i}.totals.capex_bought_usd is {p.totals.capex_bought_usd} but its BOM lines "
-                    f"sum to {lines / 100:.2f}",
+                    f"${p.totals.capex_bought_usd:,.2f}",
+                    f"is not what the BOM lines of {p.start} sum to",
+                    f"${lines / 100:,.2f}",
+                    [("bom", k, "extended_usd") for k in mine],
                 )
             )
         if round(p.totals.capex_usd * 100) != installed:
             problems.append(
-                Mismatch(
+                relation(
                     ("periods", i, "totals", "capex_usd"),
-                    f"periods.{i}.totals.capex_usd is {p.totals.capex_usd} but what was bought so far is "
-                    f"{installed / 100:.2f}",
+                    f"${p.totals.capex_usd:,.2f}",
+                    "is not the sum of capex_bought_usd up to and in this period",
+                    f"${installed / 100:,.2f}",
+                    [("periods", k, "totals", "capex_bought_usd") for k in range(i + 1)],
                 )
             )
     starts = {p.start for p in plan.periods}
@@ -251,35 +261,80 @@ def _period_sums(i: int, p: PlanPeriod) -> list[Mismatch]:
     """A period's sites add up to their deployments and fabric, and its totals to its sites."""
     from trnplan.plan.consistency import _sum_mismatch
 
-    at: tuple[str | int, ...] = ("periods", i)
+    at: KeyPath = ("periods", i)
     problems = []
     for site, s in sorted(p.sites.items()):
         where = (*at, "sites", site)
+        rows = [(*where, "deployments", j) for j in range(len(s.deployments))]
         racks = sum(d.racks for d in s.deployments)
-        problems += _sum_mismatch((*where, "racks"), s.racks, racks, "its deployments", 0)
+        problems += _sum_mismatch(
+            (*where, "racks"),
+            s.racks,
+            racks,
+            "is not the sum of its deployments' racks",
+            0,
+            [(*row, "racks") for row in rows],
+        )
         problems += _sum_mismatch(
             (*where, "positions"),
             s.positions,
             racks + s.scale_out.network_racks,
-            "its racks and network racks",
+            "is not its deployments' racks + its scale-out network_racks",
             0,
+            [(*row, "racks") for row in rows] + [(*where, "scale_out", "network_racks")],
         )
         it_kw = sum(d.it_power_kw for d in s.deployments) + s.scale_out.it_power_kw
         problems += _sum_mismatch(
-            (*where, "it_power_kw"), s.it_power_kw, it_kw, "its deployments and fabric", 0.011
+            (*where, "it_power_kw"),
+            s.it_power_kw,
+            it_kw,
+            "is not the sum of its deployments' and scale-out fabric's it_power_kw",
+            0.011,
+            [(*row, "it_power_kw") for row in rows] + [(*where, "scale_out", "it_power_kw")],
         )
     sites = list(p.sites.values())
     deps = [d for s in sites for d in s.deployments]
+    rows = [
+        (*at, "sites", site, "deployments", j)
+        for site, s in p.sites.items()
+        for j in range(len(s.deployments))
+    ]
+    site_rows = [(*at, "sites", site) for site in p.sites]
     t = p.totals
-    for key, parts, what, tol in (
-        ("chips", sum(d.chips for d in deps), "deployments", 0.0),
-        ("units", sum(d.units for d in deps), "deployments", 0.0),
-        ("racks", sum(s.racks for s in sites), "sites", 0.0),
-        ("network_racks", sum(s.scale_out.network_racks for s in sites), "sites", 0.0),
-        ("it_power_kw", sum(s.it_power_kw for s in sites), "sites", 0.011),
-        ("facility_power_kw", sum(s.facility_power_kw for s in sites), "sites", 0.011),
+    for key, parts, whose, tol, paths in (
+        ("chips", sum(d.chips for d in deps), "deployments'", 0.0, [(*r, "chips") for r in rows]),
+        ("units", sum(d.units for d in deps), "deployments'", 0.0, [(*r, "units") for r in rows]),
+        ("racks", sum(s.racks for s in sites), "sites'", 0.0, [(*r, "racks") for r in site_rows]),
+        (
+            "network_racks",
+            sum(s.scale_out.network_racks for s in sites),
+            "sites' scale-out",
+            0.0,
+            [(*r, "scale_out", "network_racks") for r in site_rows],
+        ),
+        (
+            "it_power_kw",
+            sum(s.it_power_kw for s in sites),
+            "sites'",
+            0.011,
+            [(*r, "it_power_kw") for r in site_rows],
+        ),
+        (
+            "facility_power_kw",
+            sum(s.facility_power_kw for s in sites),
+            "sites'",
+            0.011,
+            [(*r, "facility_power_kw") for r in site_rows],
+        ),
     ):
-        problems += _sum_mismatch((*at, "totals", key), float(getattr(t, key)), parts, f"its {what}", tol)
+        problems += _sum_mismatch(
+            (*at, "totals", key),
+            float(getattr(t, key)),
+            parts,
+            f"is not the sum of its {whose} {key}",
+            tol,
+            paths,
+        )
     return problems
 
 
@@ -307,9 +362,19 @@ def _window_money_problems(plan: Plan) -> list[Mismatch]:
         return [Mismatch(("economics",), "a phased plan states its economics (the window's money terms)")]
     e, t = plan.economics, plan.totals
     years = exact_years([p.start for p in plan.periods], e.horizon_years)
+    final = len(plan.periods) - 1
     problems = [
-        Mismatch(
-            ("periods", i, "years"), f"periods.{i}.years is {p.years} but its start and the next give {y:.6f}"
+        relation(
+            ("periods", i, "years"),
+            str(p.years),
+            "is not the time from its start to the next period's"
+            if i < final
+            else "is not the time from its start to the end of the window (economics.horizon_years)",
+            f"{y:.6f}",
+            [
+                ("periods", i, "start"),
+                ("periods", i + 1, "start") if i < final else ("economics", "horizon_years"),
+            ],
         )
         for i, (p, y) in enumerate(zip(plan.periods, years, strict=True))
         if not math.isclose(p.years, y, abs_tol=1e-6)
@@ -320,33 +385,57 @@ def _window_money_problems(plan: Plan) -> list[Mismatch]:
         y * (p.totals.capex_usd * e.crf + p.totals.opex_usd_per_year)
         for p, y in zip(plan.periods, years, strict=True)
     )
+    n = len(plan.periods)
+    period_paths = [("periods", i, "totals") for i in range(n)]
     if abs(t.tco_usd - tco) > 1.0 + 1e-9 * abs(tco):
         problems.append(
-            Mismatch(("totals", "tco_usd"), f"tco_usd is ${t.tco_usd:,.2f} but the periods give ${tco:,.2f}")
+            relation(
+                ("totals", "tco_usd"),
+                f"${t.tco_usd:,.2f}",
+                "is not the sum over the periods of years x (installed capex x crf + opex per year)",
+                f"${tco:,.2f}",
+                [(*at, k) for at in period_paths for k in ("capex_usd", "opex_usd_per_year")]
+                + [("economics", "crf")],
+            )
         )
     pflop_years = sum(y * p.totals.fp8_pflops for p, y in zip(plan.periods, years, strict=True))
     chip_years = sum(y * p.totals.chips for p, y in zip(plan.periods, years, strict=True))
-    for key, amount in (("usd_per_pflop_hour", pflop_years), ("usd_per_chip_hour", chip_years)):
+    for key, amount, per in (
+        ("usd_per_pflop_hour", pflop_years, "fp8_pflops"),
+        ("usd_per_chip_hour", chip_years, "chips"),
+    ):
         expected = t.tco_usd / (amount * HOURS_PER_YEAR) if amount else 0.0
         if not math.isclose(t.figure(key), expected, rel_tol=1e-5, abs_tol=2e-6):
             problems.append(
-                Mismatch(("totals", key), f"{key} is {getattr(t, key)} but the TCO gives {expected:.6f}")
+                relation(
+                    ("totals", key),
+                    str(getattr(t, key)),
+                    f"is not tco_usd / the periods' years x installed {per} x {HOURS_PER_YEAR:,} hours",
+                    f"{expected:.6f}",
+                    [("totals", "tco_usd")] + [(*at, per) for at in period_paths],
+                )
             )
     if t.fp8_pflop_years is None or not math.isclose(
         t.fp8_pflop_years, pflop_years, rel_tol=1e-9, abs_tol=1e-3
     ):
         problems.append(
-            Mismatch(
+            relation(
                 ("totals", "fp8_pflop_years"),
-                f"fp8_pflop_years is {t.fp8_pflop_years} but the periods give {pflop_years}",
+                str(t.fp8_pflop_years),
+                "is not the sum over the periods of years x installed fp8_pflops",
+                str(pflop_years),
+                [(*at, "fp8_pflops") for at in period_paths],
             )
         )
     last = plan.periods[-1].totals if plan.periods else None
     if last is not None and round(last.capex_usd * 100) != round(t.capex_usd * 100):
         problems.append(
-            Mismatch(
+            relation(
                 ("totals", "capex_usd"),
-                f"capex_usd is {t.capex_usd} but the last period's installed capex is {last.capex_usd}",
+                f"${t.capex_usd:,.2f}",
+                "is not the last period's installed capex",
+                f"${last.capex_usd:,.2f}",
+                [("periods", n - 1, "totals", "capex_usd")],
             )
         )
     return problems
