@@ -257,6 +257,26 @@ def test_show_bad_format_is_a_usage_error(world) -> None:
     assert run("show", "forms", "--format", "csv").exit_code == EXIT_USAGE
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (("show", "forms", "--format", "jsn"), "Invalid value for '--format' / '-f': 'jsn' is not one of "
+                                           "table, json, yaml; did you mean 'json'?"),
+    (("bom", "p.yaml", "-f", "xml"), "Invalid value for '--format' / '-f': 'xml' is not one of "
+                                     "table, csv, json, markdown"),
+    (("optimize", "s", "--solver", "glpk"), "Invalid value for '--solver': 'glpk' is not one of highs, cbc"),
+])
+def test_a_value_outside_an_options_choices_names_them_in_plain_words(world, args, said) -> None:
+    """Said as any other bad option is (exit 2, nothing on stdout), not with typer's 'Value error, '."""
+    r = run(*args)
+    assert r.exit_code == EXIT_USAGE and r.stdout == ""
+    words = " ".join(w for w in r.stderr.split() if w not in "│╭╮╰╯─" and set(w) - set("─╭╮╰╯"))
+    assert said in words and "Value error" not in words
+
+
+def test_choices_are_taken_in_any_case(world) -> None:
+    r = run("show", "forms", "--format", "JSON")
+    assert r.exit_code == EXIT_OK and json.loads(r.stdout)
+
+
 # --- optimize ---------------------------------------------------------------------------------------
 
 

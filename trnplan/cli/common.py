@@ -10,11 +10,11 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args
 
 import typer
 
-from trnplan.errors import EXIT_INTERRUPTED, SpecError, TrnplanError
+from trnplan.errors import EXIT_INTERRUPTED, SpecError, TrnplanError, did_you_mean
 
 if TYPE_CHECKING:  # the catalog pulls in pydantic: imported where a command needs it, not for --help
     from trnplan.catalog import Catalog
@@ -73,23 +73,37 @@ def set_typo(args: list[str]) -> str | None:
     return None
 
 
-def format_option(choices: str | None = None) -> Any:
+def choice_option(*decls: str, choices: tuple[str, ...], help: str, metavar: str | None = None) -> Any:
+    """An option taking one of `choices` (any case). Help shows them as `<a|b|c>` unless `metavar` says
+    otherwise; a value outside them is a usage error (exit 2) naming them, with a did-you-mean, in the
+    words of any other bad option (typer's own check would say "Value error, ...")."""
+
+    def parse(value: str) -> str:
+        word = value.casefold()
+        if word in choices:
+            return word
+        raise typer.BadParameter(f"'{value}' is not one of {', '.join(choices)}{did_you_mean(word, choices)}")
+
+    return typer.Option(*decls, parser=parse, metavar=metavar or f"<{'|'.join(choices)}>", help=help)
+
+
+def format_option(choices: tuple[str, ...], *, long_help: bool = False) -> Any:
     """The `--format/-f` option; each command's alias below names the formats it accepts (listed in help
-    in that order, as `<table|json|yaml>`). A command whose help has no room for that list gives it as
-    `choices` (`"table, json, csv or markdown"`): help then says FORMAT and names them in its text."""
-    if choices is None:
-        return typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
-    return typer.Option("--format", "-f", case_sensitive=False, metavar="FORMAT",
-                        help=f"Output format: {choices}.")
+    in that order, as `<table|json|yaml>`). A command whose help has no room for that list says FORMAT
+    (`long_help`) and names them in its text."""
+    if not long_help:
+        return choice_option("--format", "-f", choices=choices, help="Output format.")
+    named = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+    return choice_option("--format", "-f", choices=choices, metavar="FORMAT", help=f"Output format: {named}.")
 
 
 DataFormat = Literal["table", "json", "yaml"]
 BomFormat = Literal["table", "csv", "json", "markdown"]
 DiffFormat = Literal["table", "markdown", "json"]
 
-DataFormatOpt = Annotated[DataFormat, format_option()]
-BomFormatOpt = Annotated[BomFormat, format_option()]
-DiffFormatOpt = Annotated[DiffFormat, format_option()]
+DataFormatOpt = Annotated[DataFormat, format_option(get_args(DataFormat))]
+BomFormatOpt = Annotated[BomFormat, format_option(get_args(BomFormat))]
+DiffFormatOpt = Annotated[DiffFormat, format_option(get_args(DiffFormat))]
 
 
 # --- output ---------------------------------------------------------------------------------------

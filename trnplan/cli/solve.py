@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 import typer
 
@@ -15,6 +15,7 @@ from trnplan.cli.common import (
     SetOpt,
     SpecsOpt,
     as_data,
+    choice_option,
     echo_err,
     emit,
     guarded,
@@ -85,7 +86,7 @@ def optimize(
         ),
     ] = 3,
     solver: Annotated[
-        SolverName, typer.Option("--solver", case_sensitive=False, help="MILP solver.")
+        SolverName, choice_option("--solver", choices=get_args(SolverName), help="MILP solver.")
     ] = "highs",
     time_limit: Annotated[
         float | None,

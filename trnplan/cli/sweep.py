@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 import typer
 
@@ -70,7 +70,7 @@ def sweep(
         typer.Option("--time-limit", metavar="SECONDS", min=0.01, show_default=False,
                      help="Time for each run's solve."),
     ] = None,
-    fmt: Annotated[SweepFormat, format_option("table, json, csv or markdown")] = "table",
+    fmt: Annotated[SweepFormat, format_option(get_args(SweepFormat), long_help=True)] = "table",
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
 ) -> None:
