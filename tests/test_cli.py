@@ -272,6 +272,30 @@ def test_a_value_outside_an_options_choices_names_them_in_plain_words(world, arg
     assert said in words and "Value error" not in words
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (("optimize", "s", "--time-limit", "-3"), "Invalid value for '--time-limit': '-3' must be at least 0.01"),
+    (("optimize", "s", "--time-limit", "soon"), "Invalid value for '--time-limit': 'soon' is not a number"),
+    (("optimize", "s", "--time-limit", "nan"), "'nan' is not a finite number"),
+    (("optimize", "s", "--alternatives", "51"), "'51' must be a whole number from 0 to 50"),
+    (("optimize", "s", "--alternatives", "1.5"), "'1.5' is not a whole number"),
+    (("sweep", "s", "--workers", "0"), "Invalid value for '--workers': '0' must be a whole number, at least 1"),
+    (("sweep", "s", "--seed", "x"), "Invalid value for '--seed': 'x' is not a whole number"),
+])
+def test_a_number_outside_an_options_range_is_said_in_plain_words(world, args, said) -> None:
+    """Not in a validation library's words ("Input should be ..."), whichever typer is installed."""
+    r = run(*args)
+    assert r.exit_code == EXIT_USAGE and r.stdout == ""
+    words = " ".join(w for w in r.stderr.split() if w not in "│╭╮╰╯─" and set(w) - set("─╭╮╰╯"))
+    assert said in words and "Input should" not in words
+    assert not (world / "plans").exists()
+
+
+def test_numbers_in_range_are_taken(world) -> None:
+    r = run("optimize", "s", "--alternatives", "0", "--time-limit", "30", "--format", "json")
+    assert r.exit_code == EXIT_OK, r.output
+    assert json.loads(r.stdout)["alternatives"] == []
+
+
 def test_choices_are_taken_in_any_case(world) -> None:
     r = run("show", "forms", "--format", "JSON")
     assert r.exit_code == EXIT_OK and json.loads(r.stdout)

@@ -72,7 +72,9 @@ def test_a_what_if_with_out_is_written_and_records_its_inputs(world: Path) -> No
     assert r.exit_code == EXIT_OK, r.output
     plan = read_plan(world / "what-if.yaml")
     assert plan.inputs is not None
-    assert (plan.inputs.specs, plan.inputs.overrides) == (["specs"], ["chips.x.unit_usd=9000"])
+    assert (plan.inputs.specs, plan.inputs.overrides) == ([], ["chips.x.unit_usd=9000"])
+    written = yaml.safe_load((world / "what-if.yaml").read_text())["inputs"]
+    assert written == {"overrides": ["chips.x.unit_usd=9000"], "specs": []}  # the default specs: no folders
     assert not (world / "plans").exists()
 
 
@@ -133,8 +135,19 @@ def test_diff_shows_the_inputs_that_changed(what_if_pair: tuple[str, str]) -> No
     assert "- `--set sites.a.it_power_mw`: — → `2`" in md
     data = json.loads(run("diff", base, head, "--format", "json").stdout)
     assert {"name": "--set chips.x.unit_usd", "old": None, "new": "9000"} in data["inputs"]
-    assert {"name": "specs", "old": "default", "new": "specs"} in data["inputs"]
+    assert "specs" not in {row["name"] for row in data["inputs"]}  # both from the default specs
+    assert "`specs`" not in md
     assert json.loads(run("diff", base, base, "--format", "json").stdout)["inputs"] == []
+
+
+def test_diff_shows_a_change_of_spec_folders(world: Path) -> None:
+    """Specs that really changed folder are an input change; a what-if of the default specs is not."""
+    assert run("optimize", "s").exit_code == 0
+    (world / "more").mkdir()
+    (world / "more" / "site.yaml").write_text(yaml.safe_dump({"sites": {"a": tiny_world()["sites"]["a"]}}))
+    assert run("optimize", "s", "--specs", "specs", "--specs", "more", "--out", "x.yaml").exit_code == 0
+    data = json.loads(run("diff", "plans/s.yaml", "x.yaml", "--format", "json").stdout)
+    assert data["inputs"] == [{"name": "specs", "old": "default", "new": "specs, more"}]
 
 
 def test_a_breached_guardrail_is_in_the_markdown(what_if_pair: tuple[str, str]) -> None:
@@ -335,6 +348,31 @@ def test_init_copies_the_bundled_catalog_and_never_overwrites(tmp_path: Path,
     (tmp_path / "half" / "sites.yaml").write_text("sites: {}\n")
     assert run("init", "half").exit_code == EXIT_INVALID
     assert sorted(p.name for p in (tmp_path / "half").iterdir()) == ["sites.yaml"]  # all or nothing
+
+
+def test_inside_an_init_folder_a_note_says_its_files_are_not_read(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`trnplan init DIR` puts the spec files in DIR itself; run from there with no `--specs`, the default
+    rule reads the bundled catalog, so a broken edit would pass unseen: a note says so, and what to do."""
+    monkeypatch.chdir(tmp_path)
+    assert run("init", "mine").exit_code == 0
+    monkeypatch.chdir(tmp_path / "mine")
+    sites = Path("sites.yaml")
+    sites.write_text(sites.read_text().replace("it_power_mw: ", "it_power_mw: x", 1))
+    quiet = run("validate")
+    assert quiet.exit_code == EXIT_OK  # the bundled catalog, as the design's default rule says
+    said = "note: no ./specs folder here, so trnplan reads its bundled catalog, not this folder's"
+    assert said in quiet.stderr
+    assert "chips.yaml, cooling.yaml, forms.yaml, ...; add `--specs .` to read them" in quiet.stderr
+    assert run("validate", "--specs", ".").exit_code == EXIT_INVALID  # the note's advice finds the edit
+    monkeypatch.chdir(tmp_path)  # beside the folder, not in it: nothing to say
+    assert "note:" not in run("validate").stderr
+    Path("specs").mkdir()
+    (Path("specs") / "chips.yaml").write_text(Path("mine/chips.yaml").read_text())
+    monkeypatch.chdir(tmp_path / "mine")
+    assert "note:" in run("show", "chips").stderr  # every command that reads the default specs says it
+    monkeypatch.chdir(tmp_path)
+    assert "note:" not in run("validate").stderr  # ./specs exists: that is what is read
 
 
 # --- failures as JSON ----------------------------------------------------------------------------------

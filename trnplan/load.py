@@ -54,6 +54,22 @@ def default_spec_dirs() -> list[Path]:
     return [local] if local.is_dir() else [bundled_specs_dir()]
 
 
+def unread_spec_files() -> list[str]:
+    """Spec files in the working directory that the default rule leaves unread: with no `./specs`, the
+    bundled catalog is read, so the files of a folder made by `trnplan init` (named as the catalog's) are
+    not, unless `--specs .` names it. Empty where `./specs` exists or no file has a catalog file's name."""
+    if Path("specs").is_dir():
+        return []
+    names = {path.name for path in bundled_specs_dir().glob("*.yaml")}
+    try:
+        here = Path.cwd().resolve()
+        if here == bundled_specs_dir().resolve():
+            return []
+        return sorted(path.name for path in Path(".").glob("*.yaml") if path.name in names and path.is_file())
+    except OSError:
+        return []
+
+
 def spec_dir(name: str | Path) -> Path:
     """The directory a `--specs` value names: `@catalog` is the bundled catalog, anything else a path."""
     return bundled_specs_dir() if str(name) == BUNDLED else Path(name)

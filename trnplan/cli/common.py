@@ -87,6 +87,32 @@ def choice_option(*decls: str, choices: tuple[str, ...], help: str, metavar: str
     return typer.Option(*decls, parser=parse, metavar=metavar or f"<{'|'.join(choices)}>", help=help)
 
 
+def number_option(*decls: str, whole: bool = False, low: float | None = None, high: float | None = None,
+                  metavar: str, help: str, **extra: Any) -> Any:
+    """An option taking a number (a whole one with `whole`) from `low` to `high`, both included, either
+    open when None. A value that is no such number is a usage error (exit 2) said in plain words (typer's
+    own check would give a validation library's message, "Input should be ...")."""
+    kind = "a whole number" if whole else "a number"
+
+    def parse(value: Any) -> float:
+        try:
+            number = int(str(value)) if whole else float(value)
+        except ValueError:
+            raise typer.BadParameter(f"'{value}' is not {kind}") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise typer.BadParameter(f"'{value}' is not a finite number")
+        if (low is not None and number < low) or (high is not None and number > high):
+            if low is not None and high is not None:
+                span = f"{'a whole number ' if whole else ''}from {low:g} to {high:g}"
+            else:
+                bound = f"at least {low:g}" if low is not None else f"at most {high:g}"
+                span = f"a whole number, {bound}" if whole else bound
+            raise typer.BadParameter(f"'{value}' must be {span}")
+        return number
+
+    return typer.Option(*decls, parser=parse, metavar=metavar, help=help, **extra)
+
+
 def format_option(choices: tuple[str, ...], *, long_help: bool = False) -> Any:
     """The `--format/-f` option; each command's alias below names the formats it accepts (listed in help
     in that order, as `<table|json|yaml>`). A command whose help has no room for that list says FORMAT
@@ -159,7 +185,22 @@ def as_data(data: Any, fmt: Literal["json", "yaml"]) -> str:
 def load_catalog(specs: list[Path] | None, overrides: list[str] | None) -> Catalog:
     from trnplan.load import load_specs
 
+    note_unread_specs(specs)
     return load_specs(list(specs) if specs else None, list(overrides or ()))
+
+
+def note_unread_specs(specs: list[Path] | None) -> None:
+    """With no `--specs`, say on stderr when the working directory holds spec files that the default
+    rule does not read (a folder made by `trnplan init`, run from inside it), and how to read them."""
+    if specs:
+        return
+    from trnplan.load import unread_spec_files
+
+    files = unread_spec_files()
+    if files:
+        shown = ", ".join(files[:3]) + (", ..." if len(files) > 3 else "")
+        echo_err("note: no ./specs folder here, so trnplan reads its bundled catalog, not this folder's"
+                 f" {shown}; add `--specs .` to read them")
 
 
 # --- errors -> exit codes -------------------------------------------------------------------------

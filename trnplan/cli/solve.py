@@ -21,6 +21,7 @@ from trnplan.cli.common import (
     guarded,
     interrupt_after,
     load_catalog,
+    number_option,
     stderr_is_terminal,
 )
 from trnplan.cli.outcomes import better_alternatives, error_data, infeasible_text, unproven_warning
@@ -76,11 +77,12 @@ def optimize(
     fmt: DataFormatOpt = "table",
     alternatives: Annotated[
         int,
-        typer.Option(
+        number_option(
             "--alternatives",
+            whole=True,
+            low=0,
+            high=50,
             metavar="K",
-            min=0,
-            max=50,
             help="How many alternatives to list: the best plan without each form, cooling or switch the "
             "plan chooses, ranked.",
         ),
@@ -90,10 +92,10 @@ def optimize(
     ] = "highs",
     time_limit: Annotated[
         float | None,
-        typer.Option(
+        number_option(
             "--time-limit",
+            low=0.01,
             metavar="SECONDS",
-            min=0.01,
             show_default=False,
             help="Time for the whole command (every scenario, its alternatives and explanations); a plan "
             "found by then is kept, marked unproven (feasible).",

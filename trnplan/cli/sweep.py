@@ -15,6 +15,8 @@ from trnplan.cli.common import (
     emit,
     format_option,
     guarded,
+    note_unread_specs,
+    number_option,
     stderr_is_terminal,
     to_json,
 )
@@ -41,10 +43,12 @@ def sweep(
     ] = None,
     sample: Annotated[
         int | None,
-        typer.Option("--sample", metavar="N", show_default=False,
+        number_option("--sample", whole=True, metavar="N", show_default=False,
                      help="Monte Carlo: N runs, each drawing every field the specs give a range uniformly."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of --sample's draws.")] = 0,
+    seed: Annotated[
+        int, number_option("--seed", whole=True, metavar="S", help="Seed of --sample's draws.")
+    ] = 0,
     out: Annotated[
         Path | None,
         typer.Option("--out", metavar="FILE.jsonl", show_default=False,
@@ -53,7 +57,7 @@ def sweep(
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", metavar="N", min=1, show_default=False,
+        number_option("--workers", whole=True, low=1, metavar="N", show_default=False,
                      help="Local worker processes (default: the machine's cores)."),
     ] = None,
     scheduler: Annotated[
@@ -63,11 +67,11 @@ def sweep(
     ] = None,
     connect_timeout: Annotated[
         float,
-        typer.Option("--connect-timeout", metavar="SECONDS", min=0.1, help="Time to reach --scheduler."),
+        number_option("--connect-timeout", low=0.1, metavar="SECONDS", help="Time to reach --scheduler."),
     ] = 10.0,
     time_limit: Annotated[
         float | None,
-        typer.Option("--time-limit", metavar="SECONDS", min=0.01, show_default=False,
+        number_option("--time-limit", low=0.01, metavar="SECONDS", show_default=False,
                      help="Time for each run's solve."),
     ] = None,
     fmt: Annotated[SweepFormat, format_option(get_args(SweepFormat), long_help=True)] = "table",
@@ -112,6 +116,7 @@ def _worker_dirs(specs: list[Path] | None) -> list[str]:
     """The spec directories as absolute paths, so a worker in another folder reads the same ones."""
     from trnplan.load import default_spec_dirs, spec_dir
 
+    note_unread_specs(specs)
     chosen = [spec_dir(s) for s in specs] if specs else default_spec_dirs()
     return [str(Path(d).resolve()) for d in chosen]
 

@@ -205,7 +205,9 @@ class Economics(Part):
 class Inputs(Part):
     """What a plan was computed from besides the specs' content (which `inputs_digest` covers): the spec
     directories in layering order (paths relative to where trnplan ran, `@catalog` for the bundled catalog)
-    and the `--set` overrides, as typed. A plan of the default specs with no overrides leaves it out."""
+    and the `--set` overrides, as typed. The default specs (no `--specs`, or the folder the default rule
+    picks) are recorded as no directories, as a plan of them with no overrides leaves the part out, so
+    `diff` never shows a change of specs between two plans of the same default."""
 
     specs: list[str] = []
     overrides: list[str] = []
@@ -215,7 +217,8 @@ class Inputs(Part):
         """The part for a catalog's `Sources` (`specs`, `overrides`, `default`); None for the defaults."""
         if sources is None or (sources.default and not sources.overrides):
             return None
-        return cls(specs=list(sources.specs), overrides=list(sources.overrides))
+        specs = [] if sources.default else list(sources.specs)
+        return cls(specs=specs, overrides=list(sources.overrides))
 
 
 class WorkloadPart(Part):
