@@ -60,11 +60,10 @@ def unread_spec_files() -> list[str]:
     not, unless `--specs .` names it. Empty where `./specs` exists or no file has a catalog file's name."""
     if Path("specs").is_dir():
         return []
-    names = {path.name for path in bundled_specs_dir().glob("*.yaml")}
     try:
-        here = Path.cwd().resolve()
-        if here == bundled_specs_dir().resolve():
+        if Path.cwd().resolve() == bundled_specs_dir().resolve():
             return []
+        names = {path.name for path in bundled_specs_dir().glob("*.yaml")}
         return sorted(path.name for path in Path(".").glob("*.yaml") if path.name in names and path.is_file())
     except OSError:
         return []

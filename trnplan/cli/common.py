@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -99,7 +100,7 @@ def number_option(*decls: str, whole: bool = False, low: float | None = None, hi
             number = int(str(value)) if whole else float(value)
         except ValueError:
             raise typer.BadParameter(f"'{value}' is not {kind}") from None
-        if number != number or number in (float("inf"), float("-inf")):
+        if not math.isfinite(number):
             raise typer.BadParameter(f"'{value}' is not a finite number")
         if (low is not None and number < low) or (high is not None and number > high):
             if low is not None and high is not None:
