@@ -53,8 +53,8 @@ def worker(args: argparse.Namespace) -> None:
     t_import = time.perf_counter()
     import trnplan.optimize as opt
     from trnplan.errors import InfeasibleError, SolverError
-    from trnplan.load import load_specs
     from trnplan.plan import plan_scenario
+    from trnplan.specs.load import load_specs
 
     out["import_s"] = time.perf_counter() - t_import
     tmp = Path(tempfile.mkdtemp(prefix="trnplan-bench-"))
@@ -240,7 +240,7 @@ def cold_start(repeats: int) -> dict[str, Any]:
 
 
 def shipped_scenarios(repeats: int) -> list[dict[str, Any]]:
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
 
     catalog = load_specs()
     rows = []
@@ -487,8 +487,8 @@ def enumeration(count: int) -> dict[str, Any]:
 
 
 def dinkelbach(sizes: list[int], time_limit: float, share: float, seed: int) -> list[dict[str, Any]]:
-    from trnplan.load import load_specs
     from trnplan.plan import plan_scenario
+    from trnplan.specs.load import load_specs
 
     catalog = load_specs()
     rows = []

@@ -84,8 +84,8 @@ def apply_sets(text: str, *, change: bool = True) -> None:
 
 def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> dict[str, Any]:
     from trnplan.costs import evaluate
-    from trnplan.load import load_specs
     from trnplan.optimize import build_model, solve_objective
+    from trnplan.specs.load import load_specs
     from trnplan.testkit.portfolio import write_portfolio
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -30,10 +30,10 @@ def probe(sites: int, seed: int, spec_dir: str | None) -> dict[str, Any]:
 
     import trnplan.optimize.columns as columns
     import trnplan.optimize.start as start_module
-    from trnplan.load import load_specs
     from trnplan.optimize import build_model
     from trnplan.optimize.model import set_objective
     from trnplan.optimize.solve import silence_highs_banner
+    from trnplan.specs.load import load_specs
     from trnplan.testkit.portfolio import write_portfolio
 
     silence_highs_banner()

@@ -17,7 +17,7 @@ import os
 import time
 from pathlib import Path
 
-from trnplan.load import load_specs
+from trnplan.specs.load import load_specs
 from trnplan.sweep.grid import ranged_fields, sample_runs
 from trnplan.sweep.runner import Task, cluster, solve_all, solve_run
 

@@ -16,8 +16,8 @@ import pytest
 
 from trnplan.catalog import Catalog, form_derived
 from trnplan.costs import make_option, site_options
-from trnplan.fabric import tier_capacity
-from trnplan.load import load_specs
+from trnplan.costs.fabric import tier_capacity
+from trnplan.specs.load import load_specs
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 

@@ -24,8 +24,8 @@ from trnplan.cli import app
 from trnplan.cli.common import set_typo
 from trnplan.cli.outcomes import better_alternatives, error_data, explanation_groups
 from trnplan.errors import EXIT_INFEASIBLE, EXIT_INVALID, EXIT_OK, EXIT_SOLVER, EXIT_USAGE, InfeasibleError
-from trnplan.load import bundled_specs_dir, load_specs
 from trnplan.plan import Plan, read_plan
+from trnplan.specs.load import bundled_specs_dir, load_specs
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 REPO = Path(__file__).resolve().parents[1]

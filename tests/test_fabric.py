@@ -1,4 +1,4 @@
-"""Scale-out fabric sizing (trnplan.fabric) on values worked out by hand.
+"""Scale-out fabric sizing (trnplan.costs.fabric) on values worked out by hand.
 
 A folded Clos of radix-k switches serves k endpoints at one tier and 2 (k/2)^t at t tiers; it takes
 ceil((2t - 1) N / k) switches and N (2t - 1) switch-side optics for N endpoint ports.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from trnplan.catalog import Switch
-from trnplan.fabric import (
+from trnplan.costs.fabric import (
     endpoint_ports,
     size_fabric,
     switch_side_optics_per_port,

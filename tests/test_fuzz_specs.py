@@ -37,13 +37,13 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-import trnplan.load
+import trnplan.specs.load
 from trnplan.catalog import Catalog
 from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, Problem, SpecError
-from trnplan.load import load_specs
+from trnplan.specs.load import load_specs
+from trnplan.specs.yamlsafe import read_yaml
 from trnplan.testkit.fuzzing import event, examples
-from trnplan.yamlsafe import read_yaml
 
 pytestmark = pytest.mark.slow  # fuzzing: minutes; `-m "not slow"` leaves it out
 
@@ -493,7 +493,7 @@ def _read_yaml_reusing_seeds(path: str | Path, *, display: str | None = None, **
 def spec_dir(files: dict[str, bytes]) -> Iterator[Path]:
     with (
         tempfile.TemporaryDirectory(prefix="fuzz-") as tmp,
-        mock.patch.object(trnplan.load, "read_yaml", _read_yaml_reusing_seeds),
+        mock.patch.object(trnplan.specs.load, "read_yaml", _read_yaml_reusing_seeds),
     ):
         directory = Path(tmp)
         for name, raw in files.items():

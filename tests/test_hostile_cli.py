@@ -27,8 +27,8 @@ from typer.testing import CliRunner
 
 from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK
+from trnplan.specs.yamlsafe import MAX_DEPTH, MAX_NODES
 from trnplan.testkit.builders import base_specs
-from trnplan.yamlsafe import MAX_DEPTH, MAX_NODES
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}

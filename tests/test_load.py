@@ -14,7 +14,7 @@ import pytest
 
 from trnplan.catalog import Catalog, Origin
 from trnplan.errors import SpecError
-from trnplan.load import bundled_specs_dir, default_spec_dirs, inputs_digest, load_specs
+from trnplan.specs.load import bundled_specs_dir, default_spec_dirs, inputs_digest, load_specs
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -495,7 +495,7 @@ def test_a_partial_entity_in_an_override_directory_says_why(tmp_path) -> None:
     import pytest
 
     from trnplan.errors import SpecError
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
 
     base = Path(__file__).resolve().parent.parent / "specs"
     over = tmp_path / "over"

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from trnplan.catalog import Catalog
 from trnplan.errors import SpecError
-from trnplan.load import inputs_digest, load_specs
+from trnplan.specs.load import inputs_digest, load_specs
 
 pytestmark = pytest.mark.slow  # fuzzing: minutes; `-m "not slow"` leaves it out
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from trnplan import yamlsafe
 from trnplan.errors import SpecError
-from trnplan.load import load_specs
-from trnplan.yamlsafe import MAX_DEPTH, MAX_NODES
+from trnplan.specs import yamlsafe
+from trnplan.specs.load import load_specs
+from trnplan.specs.yamlsafe import MAX_DEPTH, MAX_NODES
 
 BILLION_LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]

@@ -25,13 +25,13 @@ from test_property_enumeration import agree, world_catalog, worlds
 
 import trnplan.optimize.model as model_module
 from trnplan.catalog import Catalog
-from trnplan.load import load_specs
 from trnplan.optimize import build_model, frontier, optimize, progress, solve_objective
 from trnplan.optimize.columns import PRICE_THREADS
 from trnplan.optimize.frontier import Walk, program, quantum
+from trnplan.optimize.solution import Solution, SolveStatus, Termination
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
-from trnplan.solution import Solution, SolveStatus, Termination
+from trnplan.specs.load import load_specs
 from trnplan.testkit.oracle import best_plan
 from trnplan.testkit.portfolio import write_portfolio
 

@@ -23,11 +23,11 @@ import trnplan.optimize as optimize_pkg
 from trnplan.errors import EXIT_SOLVER, SolverError
 from trnplan.optimize import SolveStatus, build_model, no_solution_message, optimize, solve
 from trnplan.optimize.model import set_objective
+from trnplan.optimize.solution import SolveResult, Termination
 from trnplan.optimize.solve import _highs_outcome
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.plan.file import plan_to_yaml
-from trnplan.solution import SolveResult, Termination
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 TESTS = Path(__file__).parent

@@ -26,12 +26,12 @@ from trnplan.catalog import Catalog
 from trnplan.cli import app
 from trnplan.diff import diff_plans, diff_to_dict, diff_to_markdown, tco_parts_cents
 from trnplan.drift import DriftState, check_drift
-from trnplan.load import load_specs
 from trnplan.numbers import cents, fmt
 from trnplan.plan import Plan, write_plan
 from trnplan.plan.build import plan_scenario
 from trnplan.plan.file import plan_to_yaml
 from trnplan.render import Trimmed, render_bom, render_diff, render_plan
+from trnplan.specs.load import load_specs
 
 FIXTURE = Path(__file__).parent / "fixtures" / "phased"
 SPECS = ["@catalog", str(FIXTURE)]

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from trnplan.catalog.periods import periods_of
+from trnplan.catalog.schedules import value_at
 from trnplan.errors import InfeasibleError, SpecError
-from trnplan.load import load_specs
-from trnplan.periods import periods_of
 from trnplan.plan import plan_scenario
-from trnplan.schedules import value_at
+from trnplan.specs.load import load_specs
 
 FIXTURE = Path(__file__).parent / "fixtures" / "phased"
 

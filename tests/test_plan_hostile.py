@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 from trnplan.cli import app
 from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError
 from trnplan.plan.file import PlanError, PlanNotFoundError, parse_plan, read_plan
+from trnplan.specs.yamlsafe import KeyPath, dotted, parse_yaml
 from trnplan.testkit.builders import base_specs
-from trnplan.yamlsafe import KeyPath, dotted, parse_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = (REPO / "plans" / "trn3-100k.yaml").read_text(encoding="utf-8")
@@ -460,7 +460,7 @@ IAD_UNITS = ("sites", "iad-air", "deployments", 0, "units")
     ids=lambda x: dotted(x) if isinstance(x, tuple) else None,
 )
 def test_a_wrong_value_is_worded_as_in_a_spec_file(path: KeyPath, value: str, message: str) -> None:
-    """The words of `trnplan validate` (trnplan.spec_errors), not pydantic's, at the key's line and column."""
+    """The words of `trnplan validate` (specs.explain), not pydantic's, at the key's line and column."""
     line, col = mark(SHIPPED, path)
     assert refusal(set_value(SHIPPED, path, value)) == [f"p.yaml:{line}:{col}: {PREFIX}{message}"]
 

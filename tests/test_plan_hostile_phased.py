@@ -24,7 +24,7 @@ from test_plan_hostile import (
 )
 
 from trnplan.plan.file import PlanError, parse_plan
-from trnplan.yamlsafe import KeyPath, dotted
+from trnplan.specs.yamlsafe import KeyPath, dotted
 
 REPO = Path(__file__).resolve().parents[1]
 PHASED = (REPO / "plans" / "trn3-life.yaml").read_text(encoding="utf-8")
@@ -107,9 +107,9 @@ def test_one_scale_out_type_per_site_over_the_window() -> None:
 def test_drift_when_a_site_is_used_in_a_period_on_one_side_only(tmp_path: Path) -> None:
     """A hall closed in the first period moves its purchases: `--check` reports drift (exit 1), by period."""
     from trnplan.drift import check_drift
-    from trnplan.load import load_specs
     from trnplan.plan import plan_scenario
     from trnplan.plan.file import plan_to_yaml
+    from trnplan.specs.load import load_specs
 
     specs = ["@catalog", str(REPO / "tests" / "fixtures" / "phased")]
     base = plan_scenario(load_specs(specs), "ramp-3", alternatives=0)

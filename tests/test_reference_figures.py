@@ -1,4 +1,4 @@
-"""Published reference designs the model must reproduce through its own code (trnplan.fabric, trnplan.costs).
+"""Published reference designs the model must reproduce through its own code (costs.fabric, costs).
 
 - NVIDIA DGX SuperPOD B200 RA (RA-11334), "Larger DGX SuperPOD component counts": 8 NDR 400G rails per
   32-node SU on QM9700 (64 x 400G) switches; 2 SU = 512 GPUs: 16 leaf + 8 spine; 4 SU 32 + 16; 8 SU 64 + 32;
@@ -21,8 +21,8 @@ import pytest
 
 from trnplan.catalog import Catalog, Switch
 from trnplan.costs import make_option
-from trnplan.fabric import size_fabric, switches_by_tier, tier_capacity
-from trnplan.load import load_specs
+from trnplan.costs.fabric import size_fabric, switches_by_tier, tier_capacity
+from trnplan.specs.load import load_specs
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 

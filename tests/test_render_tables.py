@@ -12,13 +12,13 @@ from rich.console import Console, RenderableType
 
 from trnplan.bom import build_bom
 from trnplan.diff import diff_plans
-from trnplan.load import load_specs
 from trnplan.numbers import fmt
 from trnplan.optimize.progress import Progress
 from trnplan.plan import read_plan
 from trnplan.render import Trimmed, render_bom, render_catalog, render_diff, render_plan
 from trnplan.render.progress import progress_text
 from trnplan.render.tables import Col, Grid
+from trnplan.specs.load import load_specs
 
 REPO = Path(__file__).resolve().parents[1]
 

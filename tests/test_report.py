@@ -130,8 +130,8 @@ PHASED = Path(__file__).parent / "fixtures" / "phased"
 @pytest.fixture(scope="module")
 def phased() -> Plan:
     """A real phased plan: tests/fixtures/phased over the bundled catalog (a hall opening in stages)."""
-    from trnplan.load import load_specs
     from trnplan.plan.build import plan_scenario
+    from trnplan.specs.load import load_specs
 
     return plan_scenario(load_specs(["@catalog", str(PHASED)]), "ramp-3", alternatives=0)
 

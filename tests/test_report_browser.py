@@ -279,8 +279,8 @@ def test_mermaid_block_renders(browser: Browser, tmp_path: Path) -> None:
 
 def _phased_pair() -> tuple[Plan, Plan]:
     """Two phased plans of tests/fixtures/phased: the ramp as written, and a steeper last step."""
-    from trnplan.load import load_specs
     from trnplan.plan.build import plan_scenario
+    from trnplan.specs.load import load_specs
 
     specs = ["@catalog", str(Path(__file__).parent / "fixtures" / "phased")]
     base = plan_scenario(load_specs(specs), "ramp-3", alternatives=0)

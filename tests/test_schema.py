@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from trnplan.schema import schema_json, spec_json_schema
-from trnplan.yamlsafe import read_yaml
+from trnplan.specs.schema import schema_json, spec_json_schema
+from trnplan.specs.yamlsafe import read_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((REPO / "specs").rglob("*.yaml")) + sorted((REPO / "specs").rglob("*.yml"))
@@ -109,7 +109,7 @@ def test_committed_schema_file_is_current() -> None:
     """schema/trnplan.schema.json, which the shipped specs point editors at, is `trnplan schema`."""
     from pathlib import Path
 
-    from trnplan.schema import schema_json
+    from trnplan.specs.schema import schema_json
 
     committed = Path(__file__).resolve().parent.parent / "schema" / "trnplan.schema.json"
     assert _unwrap(json.loads(committed.read_text())) == _unwrap(json.loads(schema_json())), (

@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_USAGE
-from trnplan.load import inputs_digest, load_specs
 from trnplan.plan.build import plan_scenario
+from trnplan.specs.load import inputs_digest, load_specs
 from trnplan.sweep.grid import Ranged, sample_runs
 from trnplan.testkit.builders import base_specs
 

@@ -25,11 +25,11 @@ import pytest
 from trnplan.catalog import Scenario
 from trnplan.costs import form_efficiency
 from trnplan.errors import SpecError
-from trnplan.load import load_specs
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.plan.consistency import self_check
 from trnplan.plan.file import parse_plan, plan_to_yaml
+from trnplan.specs.load import load_specs
 from trnplan.testkit.builders import catalog_from_dict
 
 DENSE = {"name": "Dense", "efficiency": [{"value": 0.4}]}
@@ -254,7 +254,7 @@ def test_effective_demand_needs_a_workload() -> None:
 def test_shipped_workloads_decide_the_form() -> None:
     """The shipped dense-train and moe-train scenarios: the same delivered demand and prices; dense buys
     no 144-chip domain, MoE buys only 144-chip switched domains."""
-    from trnplan.load import bundled_specs_dir
+    from trnplan.specs.load import bundled_specs_dir
 
     catalog = load_specs([bundled_specs_dir()])
     for sid in ("dense-train", "moe-train"):

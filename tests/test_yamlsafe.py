@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from trnplan.errors import SpecError
-from trnplan.yamlsafe import describe, dotted, parse_bytes, parse_yaml, read_yaml
+from trnplan.specs.yamlsafe import describe, dotted, parse_bytes, parse_yaml, read_yaml
 
 
 def refusal(text: str) -> list[str]:
@@ -237,7 +237,7 @@ def test_an_explicit_tag_cannot_bring_base_60_back() -> None:
 
 
 def test_dump_quotes_what_either_reading_would_take_for_a_number() -> None:
-    from trnplan.yaml12 import dump_yaml
+    from trnplan.specs.yaml12 import dump_yaml
 
     data = {"a": "09", "b": "0o7", "c": "1e9", "d": "0700", "e": "1:30", "f": "trn3", "g": 1.0e20, "h": 700}
     text = dump_yaml(data)
@@ -248,7 +248,7 @@ def test_dump_quotes_what_either_reading_would_take_for_a_number() -> None:
 
 def test_spec_numbers_with_a_leading_zero_or_a_colon(tmp_path: Path) -> None:
     """`tdp_w: 01000` is 1000 W (not 512); `tdp_w: 16:40` is text, refused where a number is expected."""
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
     from trnplan.testkit.builders import base_specs
 
     text = yaml.safe_dump(base_specs(), sort_keys=False)
@@ -284,7 +284,7 @@ def test_a_collection_as_a_key_is_a_located_problem(text: str, where: str) -> No
 
 def test_a_collection_key_through_validation_and_set(tmp_path: Path) -> None:
     """The whole loader, not only the reader: validation of an entity whose key is `[key]` reports it."""
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
     from trnplan.testkit.builders import base_specs
 
     text = yaml.safe_dump(base_specs(), sort_keys=False)
@@ -307,7 +307,7 @@ def test_a_file_swapped_for_a_fifo_after_its_stat_is_refused_without_blocking(tm
     return at once and fstat() refuses it, instead of a read that waits forever."""
     from unittest import mock
 
-    import trnplan.readfile
+    import trnplan.specs.readfile
 
     regular = tmp_path / "regular.yaml"
     regular.write_text("a: 1\n")
@@ -315,7 +315,7 @@ def test_a_file_swapped_for_a_fifo_after_its_stat_is_refused_without_blocking(tm
     os.mkfifo(pipe)
     real_stat = os.stat
     with mock.patch.object(
-        trnplan.readfile.os, "stat", lambda p, *a, **k: real_stat(regular if Path(p) == pipe else p)
+        trnplan.specs.readfile.os, "stat", lambda p, *a, **k: real_stat(regular if Path(p) == pipe else p)
     ):
         with pytest.raises(SpecError) as info:
             read_yaml(pipe)

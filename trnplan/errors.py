@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+KeyPath = tuple[str | int, ...]
+"""Where a value sits in a YAML document: mapping keys and sequence indexes."""
+
 # The spec collections; here (not in catalog) so the CLI can name them without importing pydantic.
 KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios", "workloads")
 

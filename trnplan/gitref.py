@@ -19,7 +19,7 @@ from pathlib import Path
 from trnplan.errors import InputError, UsageError
 from trnplan.plan.file import MAX_PLAN_BYTES, PlanNotFoundError, parse_plan, read_plan
 from trnplan.plan.model import Plan
-from trnplan.readfile import human_size
+from trnplan.specs.readfile import human_size
 
 __all__ = ["PlanNotFoundError", "git_show", "is_git_ref", "plan_names_at", "read_plan_ref"]
 

@@ -184,7 +184,7 @@ def as_data(data: Any, fmt: Literal["json", "yaml"]) -> str:
 
 
 def load_catalog(specs: list[Path] | None, overrides: list[str] | None) -> Catalog:
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
 
     note_unread_specs(specs)
     return load_specs(list(specs) if specs else None, list(overrides or ()))
@@ -195,7 +195,7 @@ def note_unread_specs(specs: list[Path] | None) -> None:
     rule does not read (a folder made by `trnplan init`, run from inside it), and how to read them."""
     if specs:
         return
-    from trnplan.load import unread_spec_files
+    from trnplan.specs.load import unread_spec_files
 
     files = unread_spec_files()
     if files:

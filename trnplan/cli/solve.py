@@ -279,9 +279,9 @@ class _Run:
 
     def _interrupted(self, catalog: Catalog, scenario_id: str, stop: SearchInterrupted) -> None:
         """Ctrl-C in a terminal: show the best plan found so far, marked as it is, and write nothing."""
+        from trnplan.optimize.solution import Solution
         from trnplan.plan.build import build_plan
         from trnplan.plan.check import check_plan
-        from trnplan.solution import Solution
 
         self.stopped = True
         self.codes.append(EXIT_INTERRUPTED)

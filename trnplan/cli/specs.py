@@ -95,7 +95,8 @@ def _check_kind(kind: str) -> None:
 
 def catalog_items(catalog: Catalog, kind: str) -> list[Any]:
     """One object per entity of a kind, sorted by id: id, spec fields and `derived`, in canonical numbers."""
-    from trnplan.catalog import DERIVED, spec_form
+    from trnplan.catalog import spec_form
+    from trnplan.costs.derived import DERIVED
     from trnplan.numbers import canon
 
     derive = DERIVED.get(kind)
@@ -135,8 +136,8 @@ def init(
     """
     from trnplan.errors import InputError
     from trnplan.files import write_text_atomic
-    from trnplan.load import BUNDLED, bundled_specs_dir
-    from trnplan.schema import schema_json
+    from trnplan.specs.load import BUNDLED, bundled_specs_dir
+    from trnplan.specs.schema import schema_json
 
     source = bundled_specs_dir()
     texts = {
@@ -182,7 +183,7 @@ def schema(
 
         trnplan schema --out trnplan.schema.json
     """
-    from trnplan.schema import schema_json
+    from trnplan.specs.schema import schema_json
 
     text = schema_json()
     if out is None:

@@ -100,7 +100,7 @@ def sweep(
     catalog, base = _base(dirs, overrides or [])
     if scenario not in catalog.scenarios:
         raise UsageError(f"unknown scenario '{scenario}'" + did_you_mean(scenario, catalog.scenarios))
-    from trnplan.digest import inputs_digest
+    from trnplan.catalog.digest import inputs_digest
 
     runs, paths = _runs(catalog, scenario, dirs, base, vary or [], sample, seed)
     digest = inputs_digest(catalog, scenario)
@@ -114,7 +114,7 @@ def sweep(
 
 def _worker_dirs(specs: list[Path] | None) -> list[str]:
     """The spec directories as absolute paths, so a worker in another folder reads the same ones."""
-    from trnplan.load import default_spec_dirs, spec_dir
+    from trnplan.specs.load import default_spec_dirs, spec_dir
 
     note_unread_specs(specs)
     chosen = [spec_dir(s) for s in specs] if specs else default_spec_dirs()
@@ -123,7 +123,7 @@ def _worker_dirs(specs: list[Path] | None) -> list[str]:
 
 def _base(dirs: list[str], overrides: list[str]) -> tuple[Catalog, list[str]]:
     """The catalog with the base `--set` overrides, and those overrides with wildcards expanded."""
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
     from trnplan.sweep.grid import expand
 
     catalog = load_specs(dirs, [o for o in overrides if ".*." not in o.partition("=")[0]])
@@ -162,7 +162,7 @@ def _runs(
 def _check_axis(axis: Axis, dirs: list[str], base: list[str]) -> None:
     """Load the specs with the axis at each of its values (its ends when it is numeric): a bad path or
     value fails now, before any run, naming the `--vary`."""
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
     from trnplan.sweep.grid import _text
 
     values = list(axis.values)

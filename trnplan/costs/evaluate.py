@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario
+from trnplan.costs.fabric import FabricSize, size_fabric
+from trnplan.costs.figures import BomLine, Totals
 from trnplan.costs.options import (
     KW_LINE_CATEGORIES,
     NO_SWITCH,
@@ -19,9 +21,7 @@ from trnplan.costs.options import (
     option_lines,
 )
 from trnplan.costs.rates import colocation_usd_per_kw_year, crf, energy_usd_per_kw_year
-from trnplan.fabric import FabricSize, size_fabric
 from trnplan.numbers import cents
-from trnplan.plan.model import BomLine, Totals
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario
+from trnplan.catalog.periods import Period, catalog_at, periods_of, scenario_at, single_view
+from trnplan.costs.decisions import Decisions
 from trnplan.costs.evaluate import Evaluation, SiteFigures, evaluate
+from trnplan.costs.figures import BomLine, Totals
 from trnplan.costs.rates import crf
 from trnplan.numbers import cents
-from trnplan.periods import Period, catalog_at, periods_of, scenario_at, single_view
-from trnplan.plan.model import BomLine, Totals
-from trnplan.solution import Decisions
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ and the scenario's objective of a plan."""
 from __future__ import annotations
 
 from trnplan.catalog import HOURS_PER_YEAR, Scenario, Site
-from trnplan.plan.model import Totals
+from trnplan.costs.figures import Totals
 
 
 def crf(rate: float, years: int) -> float:

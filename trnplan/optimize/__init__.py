@@ -15,9 +15,16 @@ from trnplan.errors import InfeasibleError, SolverError, UsageError, did_you_mea
 from trnplan.optimize import progress
 from trnplan.optimize.model import MONEY_SCALE, Model, build_model, set_objective
 from trnplan.optimize.progress import Deadline, SearchInterrupted
+from trnplan.optimize.solution import (
+    AlternativeSolution,
+    Decisions,
+    Solution,
+    SolveResult,
+    SolveStatus,
+    Termination,
+)
 from trnplan.optimize.solve import check_solver_available, solve
 from trnplan.optimize.start import Start, mip_start, tightened
-from trnplan.solution import AlternativeSolution, Decisions, Solution, SolveResult, SolveStatus, Termination
 
 __all__ = ["optimize", "SolveStatus", "build_model", "solve"]
 

@@ -10,7 +10,7 @@ from trnplan.costs import objective_value, perf_of
 from trnplan.costs.phased import evaluate_decisions
 from trnplan.optimize.model import Model, build_model
 from trnplan.optimize.progress import Deadline
-from trnplan.solution import AlternativeSolution, Decisions, Termination
+from trnplan.optimize.solution import AlternativeSolution, Decisions, Termination
 
 CHOICE_FIELDS = {"form": "form", "cooling": "cooling", "scale-up switch": "scale_up_switch"}
 

@@ -12,7 +12,7 @@ import pulp
 
 from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Fabric, Scenario, Switch
 from trnplan.costs import kw_capex_usd, network_rack_limit_kw, opex_usd_per_kw_year, tco_per_capex_usd
-from trnplan.fabric import MAX_TIERS, switch_side_optics_per_port, tier_capacity
+from trnplan.costs.fabric import MAX_TIERS, switch_side_optics_per_port, tier_capacity
 from trnplan.optimize.model import Model, SiteModel, Slack, lin
 
 

@@ -261,7 +261,7 @@ def build_model(
         phased = build_phased_model(catalog, scenario_id, elastic=elastic, cuts=cuts)
         phased.use_start = _use_start(len(phased.sites), elastic, start)
         return phased
-    from trnplan.periods import single_view
+    from trnplan.catalog.periods import single_view
 
     catalog = single_view(catalog, scenario_id)
     sense = pulp.LpMinimize if scenario.objective == "min_tco" or elastic else pulp.LpMaximize

@@ -2,7 +2,7 @@
 
 Per period p, each site gets the single-period variables and rows of `trnplan.optimize.constraints` on
 what is *installed* then, read against that period's site figures, prices, demand and available switches
-(`trnplan.periods.catalog_at`):
+(`trnplan.catalog.periods.catalog_at`):
   n[s,i,p]    installed units of option i; n[s,i,p] >= n[s,i,p-1] (nothing is retired), and 0 before the
               option's chip and scale-up switch are available (bought = n[p] - n[p-1] >= 0)
   y, N, S, E, T, R, z per period as in the single-period model: the fabric is sized on each period's
@@ -26,6 +26,8 @@ from typing import Any
 import pulp
 
 from trnplan.catalog import Catalog, Scenario
+from trnplan.catalog.periods import Period, catalog_at, periods_of, scenario_at
+from trnplan.catalog.scenario import Demand, DemandCap
 from trnplan.costs import crf, opex_usd_per_kw_year, option_month, scale_out_switches
 from trnplan.optimize.constraints import (
     add_capacity_row,
@@ -39,8 +41,6 @@ from trnplan.optimize.constraints import (
     define_unlocks,
 )
 from trnplan.optimize.model import Model, SiteModel, lin, prepare_sites
-from trnplan.periods import Period, catalog_at, periods_of, scenario_at
-from trnplan.scenario import Demand, DemandCap
 
 
 @dataclass

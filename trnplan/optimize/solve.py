@@ -20,7 +20,7 @@ from typing import Any
 import pulp
 
 from trnplan.errors import InputError, SolverError
-from trnplan.solution import SolveResult, SolveStatus, Termination
+from trnplan.optimize.solution import SolveResult, SolveStatus, Termination
 
 __all__ = ["SOLVERS", "SolveResult", "SolveStatus", "Termination", "check_solver_available", "solve"]
 

@@ -19,6 +19,7 @@ from trnplan.costs import (
 from trnplan.costs.phased import PhasedEvaluation, evaluate_decisions
 from trnplan.errors import InputError, SolverError
 from trnplan.numbers import usd
+from trnplan.optimize.solution import AlternativeSolution, Solution
 from trnplan.plan.check import binding_rows, check_plan, plan_rows
 from trnplan.plan.model import (
     PHASED_FORMAT,
@@ -37,7 +38,6 @@ from trnplan.plan.model import (
     Utilization,
     WorkloadPart,
 )
-from trnplan.solution import AlternativeSolution, Solution
 
 if TYPE_CHECKING:
     from trnplan.costs import SiteFigures

@@ -11,9 +11,9 @@ import math
 from dataclasses import dataclass, replace
 
 from trnplan.catalog import Catalog, Scenario
+from trnplan.catalog.periods import single_view
 from trnplan.costs import Deployment, Evaluation, evaluate, option_problems, scale_out_problems
 from trnplan.costs.phased import PhasedEvaluation
-from trnplan.periods import single_view
 from trnplan.plan.consistency import REL_TOL, Mismatch, bom_capex_problem, self_check
 from trnplan.plan.model import BomLine, Plan, SiteSection, Totals
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from trnplan.catalog import HOURS_PER_YEAR
 from trnplan.costs import objective_unit, objective_value
+from trnplan.errors import KeyPath
 from trnplan.numbers import PLAN_DIGITS, cents, plain
 from trnplan.plan.model import BomLine, DeploymentRow, PeriodDeployment, PeriodSite, Plan, SiteSection
 
@@ -33,7 +34,6 @@ cent) is allowed for in each check's absolute slack."""
 MAX_LINES = 12
 """Lines of parts a message lists one by one; beyond it, the first few and the last."""
 
-KeyPath = tuple[str | int, ...]
 
 
 def bom_capex_problem(bom: list[BomLine], capex_usd: float) -> str | None:

@@ -1,13 +1,13 @@
 """Plan files: canonical YAML text (sorted keys, stable numbers), read and validated once into `Plan`,
 written atomically.
 
-A plan file is read by the spec loader's rules: `trnplan.readfile` (a regular file only, also behind a
+A plan file is read by the spec loader's rules: `trnplan.specs.readfile` (a regular file only, also behind a
 symlink, at most MAX_PLAN_BYTES, checked before parsing; opening never blocks on a FIFO) and
-`trnplan.yamlsafe` (duplicate keys, tags other than the plain ones and aliases refused, numbers read as
+`trnplan.specs.yamlsafe` (duplicate keys, tags other than the plain ones and aliases refused, numbers read as
 YAML 1.2 reads them, every key located). The data is validated into the strict `Plan` (types, finite and
 bounded numbers, ids, an optimal plan's gap 0) and recomputed against itself (`self_check`: totals from
 deployments, sites and BOM lines). Every refusal is a `PlanError` (an InputError, exit 3) whose lines
-each name `FILE:LINE:COL` of the key at fault, in the words of spec-file errors (`trnplan.spec_errors`); a
+each name `FILE:LINE:COL` of the key at fault, in the words of spec-file errors (`trnplan.specs.explain`); a
 file cut off before its end is said to be, at the line where it ends.
 """
 
@@ -22,9 +22,9 @@ from pydantic import ValidationError
 from trnplan.errors import InputError, Problem, SpecError, visible
 from trnplan.files import write_text_atomic
 from trnplan.plan.model import PHASED_FORMAT, PLAN_FORMAT, Plan
-from trnplan.readfile import Unreadable, human_size, read_regular
-from trnplan.yaml12 import dump_yaml
-from trnplan.yamlsafe import KeyPath, dotted, parse_yaml
+from trnplan.specs.readfile import Unreadable, human_size, read_regular
+from trnplan.specs.yaml12 import dump_yaml
+from trnplan.specs.yamlsafe import KeyPath, dotted, parse_yaml
 
 MAX_PLAN_BYTES = 4 * 1024 * 1024
 """Largest plan file read (the spec files' limit), checked before parsing: a plan takes about 3.4 KB a site
@@ -138,7 +138,7 @@ def _key(path: Iterable[Any]) -> KeyPath:
 def _validation_message(error: Any, marks: Mapping[KeyPath, tuple[int, int]]) -> tuple[KeyPath, str]:
     """One pydantic error in the words of spec-file errors: where to report it (a missing key: at its
     mapping) and `key.path: message` (`totals.chips: expected a whole number, got the text 'many'`)."""
-    from trnplan.spec_errors import explain_error  # only when a file is refused: keeps reading light
+    from trnplan.specs.explain import explain_error  # only when a file is refused: keeps reading light
 
     loc, message = explain_error(Plan, dict(error), lambda path: path in marks)
     where = dotted(loc)

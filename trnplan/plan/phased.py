@@ -7,11 +7,13 @@ import math
 from typing import Any
 
 from trnplan.catalog import HOURS_PER_YEAR, Catalog
+from trnplan.catalog.periods import month_index, periods_of
 from trnplan.costs import Deployment
 from trnplan.costs.phased import PeriodFigures, PhasedEvaluation, evaluate_phased
+from trnplan.errors import KeyPath
 from trnplan.numbers import canon, usd
-from trnplan.periods import month_index, periods_of
-from trnplan.plan.consistency import KeyPath, Mismatch, relation
+from trnplan.optimize.solution import Decisions
+from trnplan.plan.consistency import Mismatch, relation
 from trnplan.plan.model import (
     PeriodDeployment,
     PeriodSite,
@@ -19,7 +21,6 @@ from trnplan.plan.model import (
     Plan,
     PlanPeriod,
 )
-from trnplan.solution import Decisions
 
 
 def period_parts(pev: PhasedEvaluation) -> list[PlanPeriod]:
@@ -167,7 +168,7 @@ def check_phased(plan: Plan, catalog: Catalog) -> list[str]:
 
 def scenario_view(catalog: Catalog, scenario_id: str, start: str) -> tuple[Catalog, Any]:
     """The single-period view of the catalog and scenario in the period starting at `start`."""
-    from trnplan.periods import catalog_at, scenario_at
+    from trnplan.catalog.periods import catalog_at, scenario_at
 
     scenario = catalog.scenarios[scenario_id]
     period = next(p for p in periods_of(scenario) if p.start == start)

@@ -6,7 +6,8 @@ from typing import Any
 
 from rich.console import RenderableType
 
-from trnplan.catalog import DERIVED, Catalog, Demand, Scenario
+from trnplan.catalog import Catalog, Demand, Scenario
+from trnplan.costs.derived import DERIVED
 from trnplan.numbers import fmt
 from trnplan.render.tables import Col, Grid
 

@@ -135,7 +135,7 @@ def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Rang
     (itself, its sites and workload, its chips and their forms, the switches those forms or any fabric can
     take, every cooling type), so that no draw of an unused chip's price shows up in the tornado."""
     from trnplan.catalog import KINDS, MODELS
-    from trnplan.ranges import number_field
+    from trnplan.catalog.ranges import number_field
 
     usable = None if scenario_id is None else _usable(catalog, scenario_id)
     found = []

@@ -42,8 +42,8 @@ def solve_run(task: Task) -> Row:
 
 
 def _solve_run(task: Task) -> Row:
-    from trnplan.load import load_specs
     from trnplan.plan.build import plan_scenario
+    from trnplan.specs.load import load_specs
 
     try:
         catalog = load_specs(list(task.dirs), [*task.base, *task.run.overrides])

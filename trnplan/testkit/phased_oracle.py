@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from trnplan.catalog import Catalog
+from trnplan.catalog.periods import catalog_at, periods_of, scenario_at
 from trnplan.costs import perf_of
 from trnplan.costs.phased import evaluate_phased
-from trnplan.periods import catalog_at, periods_of, scenario_at
-from trnplan.solution import Decisions
+from trnplan.optimize.solution import Decisions
 from trnplan.testkit.oracle import EMPTY, Candidate, _add_up, _meets_demand, site_candidates
 
 

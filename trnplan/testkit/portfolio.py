@@ -40,7 +40,7 @@ DEFAULT_SHARE = 0.7
 def shipped_catalog(spec_dir: Path | None = None) -> dict[str, Any]:
     """chips, forms, switches and cooling from the shipped specs (sites and scenarios are generated)."""
     # trnplan is imported on use here, so that bench/run.py's worker can time trnplan's own import.
-    from trnplan.load import bundled_specs_dir
+    from trnplan.specs.load import bundled_specs_dir
 
     data: dict[str, Any] = {"chips": {}, "forms": {}, "switches": {}, "cooling": {}}
 
@@ -55,7 +55,7 @@ def load_portfolio(data: dict[str, Any]) -> Catalog:
     """The `Catalog` of generated spec data, loaded as trnplan loads a spec directory."""
     import tempfile
 
-    from trnplan.load import load_specs
+    from trnplan.specs.load import load_specs
 
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "portfolio.yaml").write_text(yaml.safe_dump(data, sort_keys=True))

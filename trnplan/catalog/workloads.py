@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from trnplan.spec_base import Checked, Id, Plausible, Provenance, Spec, Text
+from trnplan.catalog.base import Checked, Id, Plausible, Provenance, Spec, Text
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from trnplan.catalog import ID_PATTERN
 from trnplan.errors import Problem
-from trnplan.yamlsafe import KeyPath, dotted
+from trnplan.specs.yamlsafe import KeyPath, dotted
 
 SINGULAR = {
     "chips": "chip",

@@ -11,7 +11,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args
 
 from pydantic import Discriminator, Field, Tag
 
-from trnplan.spec_base import Month
+from trnplan.catalog.base import Month
 
 TAG_PREFIX = "@"
 T = TypeVar("T")

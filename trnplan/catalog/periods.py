@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from trnplan.catalog import Catalog, Scenario
-from trnplan.scenario import Demand, ScenarioSpec
+from trnplan.catalog.scenario import Demand, ScenarioSpec
 
 
 def month_index(month: str) -> int:

@@ -10,9 +10,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from trnplan.catalog import EfficiencyRule, Scenario
-from trnplan.entities import ID_RE, SINGULAR, Entities, RawEntity
 from trnplan.errors import Problem, did_you_mean
-from trnplan.yamlsafe import KeyPath
+from trnplan.specs.entities import ID_RE, SINGULAR, Entities, RawEntity
+from trnplan.specs.yamlsafe import KeyPath
 
 
 def _strings(value: Any) -> list[tuple[int, str]]:

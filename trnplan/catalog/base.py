@@ -121,7 +121,7 @@ class Provenance(Spec):
 
     @model_validator(mode="after")
     def _ranges_hold_values(self) -> Provenance:
-        from trnplan.ranges import range_problems
+        from trnplan.catalog.ranges import range_problems
 
         problems = range_problems(self)
         if problems:

@@ -1,5 +1,5 @@
 """Scenarios: demand, budgets, the fabric's cooling, and the periods of a phased plan (the periods' rules
-live in `trnplan.periods`)."""
+live in `trnplan.catalog.periods`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
-from trnplan.spec_base import Id, Month, Plausible, Provenance, Spec, Text, _slips
+from trnplan.catalog.base import Id, Month, Plausible, Provenance, Spec, Text, _slips
 
 DemandChips = Annotated[int, Plausible(1, 100_000_000, "chips")]
 DemandPflops = Annotated[
@@ -131,7 +131,7 @@ class ScenarioSpec(Provenance):
 
     @model_validator(mode="after")
     def _periods(self) -> ScenarioSpec:
-        from trnplan.periods import period_problem
+        from trnplan.catalog.periods import period_problem
 
         problem = period_problem(self)
         if problem:

@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from trnplan.catalog import KINDS, MODELS
-from trnplan.entities import SINGULAR, Entities, RawEntity
+from trnplan.catalog.shape import is_model, type_at
 from trnplan.errors import Problem, SpecError, did_you_mean
-from trnplan.model_shape import is_model, type_at
-from trnplan.yamlsafe import KeyPath, YamlDoc, describe, dotted, parse_yaml
+from trnplan.specs.entities import SINGULAR, Entities, RawEntity
+from trnplan.specs.yamlsafe import KeyPath, YamlDoc, describe, dotted, parse_yaml
 
 SET_FILE = "--set"
 

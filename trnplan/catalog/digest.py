@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from trnplan.spec_base import PROVENANCE, Spec
+from trnplan.catalog.base import PROVENANCE, Spec
 
 if TYPE_CHECKING:
     from trnplan.catalog import Catalog

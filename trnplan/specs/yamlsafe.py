@@ -42,11 +42,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from trnplan.errors import KeyPath as KeyPath  # re-exported
 from trnplan.errors import Problem, SpecError
-from trnplan.readfile import Unreadable, human_size, read_regular
-from trnplan.yaml12 import Yaml12Loader
-
-KeyPath = tuple[str | int, ...]
+from trnplan.specs.readfile import Unreadable, human_size, read_regular
+from trnplan.specs.yaml12 import Yaml12Loader
 
 MAX_BYTES = 4 * 1024 * 1024
 """Largest spec file read; the pure-Python parser needs seconds per MiB, and a hand-written spec is KiBs."""
@@ -135,7 +134,7 @@ class _Refused(Exception):
 
 
 class _Composer(Yaml12Loader):
-    """SafeLoader (reading numbers as YAML 1.2 does, `trnplan.yaml12`) whose composition is bounded in depth
+    """SafeLoader (reading numbers as YAML 1.2 does, `specs.yaml12`) whose composition is bounded in depth
     and node count (the composer recurses), and that refuses aliases when `no_aliases` says why."""
 
     def __init__(self, text: str, max_nodes: int, max_depth: int, no_aliases: str | None = None):
@@ -480,7 +479,7 @@ def read_yaml(
 ) -> YamlDoc:
     """Read one YAML file safely; `display` is the file name used in messages (default: `path`).
 
-    `trnplan.readfile.read_regular` reads it: missing files, broken symlinks, symlink loops, directories,
+    `specs.readfile.read_regular` reads it: missing files, broken symlinks, symlink loops, directories,
     pipes and devices (also behind a symlink), and files over `max_bytes` are refused without reading them,
     and opening never blocks.
     """

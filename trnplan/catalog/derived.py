@@ -3,11 +3,10 @@ and each scale-up option's rack IT kW (they must reproduce the published figures
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from trnplan.catalog import Catalog, Chip, Form, Switch, Workload
+    from trnplan.catalog import Catalog, Chip, Form, Switch
 
 
 def rack_it_kw(form: Form, chip: Chip, switch: Switch | None, per_rack: int) -> float:
@@ -41,21 +40,3 @@ def chip_derived(chip: Chip) -> dict[str, float]:
         "hbm_bandwidth_tbps": chip.hbm_bandwidth_tbps,
         "scale_up_tbps": chip.scale_up_tbps,
     }
-
-
-def workload_derived(workload: Workload, catalog: Catalog) -> dict[str, Any]:
-    """The share of dense FP8 peak a workload delivers on each form of the catalog (its first matching
-    rule's value; 1 where no rule matches)."""
-    from trnplan.catalog import Scenario
-    from trnplan.costs import form_efficiency
-
-    workload_id = next(k for k, w in sorted(catalog.workloads.items()) if w is workload)
-    probe = Scenario.model_construct(workload=workload_id)
-    return {"efficiency_by_form": {f: form_efficiency(catalog, probe, f) for f in sorted(catalog.forms)}}
-
-
-DERIVED: dict[str, Callable[[Any, Catalog], dict[str, Any]]] = {
-    "chips": lambda chip, _catalog: chip_derived(chip),
-    "forms": form_derived,
-    "workloads": workload_derived,
-}

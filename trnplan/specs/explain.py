@@ -15,10 +15,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from trnplan.catalog import ID_PATTERN, MODELS, MONTH_PATTERN
-from trnplan.entities import ID_RE, ID_RULE, SINGULAR, RawEntity
+from trnplan.catalog.shape import fields_at
 from trnplan.errors import Problem, did_you_mean
-from trnplan.model_shape import fields_at
-from trnplan.yamlsafe import KeyPath, describe
+from trnplan.specs.entities import ID_RE, ID_RULE, SINGULAR, RawEntity
+from trnplan.specs.yamlsafe import KeyPath, describe
 
 _EXPECTED = {
     "float_type": "a number",
@@ -115,7 +115,7 @@ def _humanize(err: dict[str, Any], is_key: bool) -> str:
 def error_path(err: dict[str, Any]) -> tuple[KeyPath, bool]:
     """The key path in the file of one pydantic error, and whether the error is about a mapping's key
     (an id) rather than a value there."""
-    # the tags of a tagged union ("@value", "@schedule": `trnplan.schedules`) are no part of the spec's paths
+    # the tags of a tagged union ("@value", "@schedule": `catalog.schedules`) are no part of the spec's paths
     loc: KeyPath = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("@")))
     is_key = bool(loc) and loc[-1] == "[key]"
     return (loc[:-1] if is_key else loc), is_key

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from trnplan.schedules import schedule_arm
-from trnplan.yamlsafe import KeyPath
+from trnplan.catalog.schedules import schedule_arm
+from trnplan.errors import KeyPath
 
 
 def unwrap(tp: Any) -> tuple[Any, list[Any]]:

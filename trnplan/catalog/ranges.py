@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel
 
-from trnplan.model_shape import unwrap
+from trnplan.catalog.shape import unwrap
 
 if TYPE_CHECKING:
-    from trnplan.spec_base import Plausible
+    from trnplan.catalog.base import Plausible
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class NumberField:
 
 
 def _plausible(meta: list[Any]) -> Plausible | None:
-    from trnplan.spec_base import Plausible
+    from trnplan.catalog.base import Plausible
 
     return next((m for m in meta if isinstance(m, Plausible)), None)
 
@@ -34,7 +34,7 @@ def _plausible(meta: list[Any]) -> Plausible | None:
 def number_field(model: type[BaseModel], path: str) -> NumberField | None:
     """The number field `path` names in `model` (`unit_usd`, `dense_tflops.fp8`), or None when it names
     no number field (unknown, text, a list, a provenance field)."""
-    from trnplan.spec_base import PROVENANCE
+    from trnplan.catalog.base import PROVENANCE
 
     parts = path.split(".")
     if not all(parts) or parts[0] in PROVENANCE:

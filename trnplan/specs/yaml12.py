@@ -3,7 +3,7 @@ reading uses, and the dumper that writes text both readings agree on.
 
 YAML 1.1 (PyYAML's reading) differs from YAML 1.2 (editors', and their schema checks') on numbers, and
 silently: `0700` is 448 in 1.1 and 700 in 1.2; `1:30` is 90 in 1.1 (base 60) and the text '1:30' in 1.2;
-`1e9` is text in 1.1 and a number in 1.2. trnplan reads the YAML 1.2 way in each case (see trnplan.yamlsafe's
+`1e9` is text in 1.1 and a number in 1.2. trnplan reads the YAML 1.2 way in each case (see specs.yamlsafe's
 docstring for the rules) and keeps what both readings agree on (`1_000`, `0x1f`, `0b101`, `.inf`).
 """
 

@@ -15,60 +15,60 @@ from pydantic import (
     model_validator,
 )
 
-from trnplan.errors import KINDS as KINDS  # re-exported: the six spec collections
-from trnplan.scenario import DEMAND_KEYS as DEMAND_KEYS  # re-exported
-from trnplan.scenario import Budget as Budget
-from trnplan.scenario import Demand as Demand
-from trnplan.scenario import DemandCap as DemandCap
-from trnplan.scenario import Fabric as Fabric
-from trnplan.scenario import Scenario as Scenario
-from trnplan.scenario import ScenarioSpec as ScenarioSpec
-from trnplan.schedules import last_value, scheduled, value_at
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     HOURS_PER_YEAR as HOURS_PER_YEAR,
 )
-from trnplan.spec_base import (  # re-exported: the base types every spec module uses
+from trnplan.catalog.base import (  # re-exported: the base types every spec module uses
     ID_PATTERN as ID_PATTERN,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     MONTH_PATTERN as MONTH_PATTERN,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     PCIE_LANE_GBPS as PCIE_LANE_GBPS,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     PROVENANCE as PROVENANCE,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     RACK_UNITS_PER_RACK as RACK_UNITS_PER_RACK,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     Id as Id,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     Month as Month,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     Plausible as Plausible,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     Provenance as Provenance,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     Spec as Spec,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     Text as Text,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     Usd as Usd,
 )
-from trnplan.spec_base import (
+from trnplan.catalog.base import (
     _slips as _slips,
 )
-from trnplan.workloads import EfficiencyRule as EfficiencyRule  # re-exported
-from trnplan.workloads import Share as Share
-from trnplan.workloads import Workload as Workload
+from trnplan.catalog.scenario import DEMAND_KEYS as DEMAND_KEYS  # re-exported
+from trnplan.catalog.scenario import Budget as Budget
+from trnplan.catalog.scenario import Demand as Demand
+from trnplan.catalog.scenario import DemandCap as DemandCap
+from trnplan.catalog.scenario import Fabric as Fabric
+from trnplan.catalog.scenario import Scenario as Scenario
+from trnplan.catalog.scenario import ScenarioSpec as ScenarioSpec
+from trnplan.catalog.schedules import last_value, scheduled, value_at
+from trnplan.catalog.workloads import EfficiencyRule as EfficiencyRule  # re-exported
+from trnplan.catalog.workloads import Share as Share
+from trnplan.catalog.workloads import Workload as Workload
+from trnplan.errors import KINDS as KINDS  # re-exported: the six spec collections
 
 
 class Hbm(Spec):
@@ -290,7 +290,7 @@ SCHEDULED = (
     "electricity_usd_per_kwh",
     "colocation_usd_per_kw_month",
 )
-"""Site fields that take a number or a step schedule (`trnplan.schedules`)."""
+"""Site fields that take a number or a step schedule (`trnplan.catalog.schedules`)."""
 
 
 class SiteSpec(Provenance):
@@ -453,12 +453,10 @@ def check_month(value: str) -> bool:
     return re.fullmatch(MONTH_PATTERN.rstrip("$"), value) is not None
 
 
-# The digest of what a scenario can use lives in `trnplan.digest` (imported here: its home for callers).
-# The figures derived from entities live beside them, in `trnplan.derived` (imported here: their home for
-# callers, and this module stays about its entities).
-from trnplan.derived import DERIVED as DERIVED  # noqa: E402
-from trnplan.derived import chip_derived as chip_derived  # noqa: E402
-from trnplan.derived import form_derived as form_derived  # noqa: E402
-from trnplan.derived import rack_it_kw as rack_it_kw  # noqa: E402
-from trnplan.digest import DIGEST_DEFAULTS as DIGEST_DEFAULTS  # noqa: E402
-from trnplan.digest import inputs_digest as inputs_digest  # noqa: E402
+# The digest of what a scenario can use (`catalog.digest`) and the figures derived from entities
+# (`catalog.derived`) are imported here, their home for callers; this module stays about its entities.
+from trnplan.catalog.derived import chip_derived as chip_derived  # noqa: E402
+from trnplan.catalog.derived import form_derived as form_derived  # noqa: E402
+from trnplan.catalog.derived import rack_it_kw as rack_it_kw  # noqa: E402
+from trnplan.catalog.digest import DIGEST_DEFAULTS as DIGEST_DEFAULTS  # noqa: E402
+from trnplan.catalog.digest import inputs_digest as inputs_digest  # noqa: E402
