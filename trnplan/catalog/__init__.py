@@ -43,9 +43,6 @@ from trnplan.catalog.base import (
     Plausible as Plausible,
 )
 from trnplan.catalog.base import (
-    Provenance as Provenance,
-)
-from trnplan.catalog.base import (
     Spec as Spec,
 )
 from trnplan.catalog.base import (
@@ -57,6 +54,7 @@ from trnplan.catalog.base import (
 from trnplan.catalog.base import (
     _slips as _slips,
 )
+from trnplan.catalog.provenance import Provenance as Provenance
 from trnplan.catalog.scenario import DEMAND_KEYS as DEMAND_KEYS  # re-exported
 from trnplan.catalog.scenario import Budget as Budget
 from trnplan.catalog.scenario import Demand as Demand

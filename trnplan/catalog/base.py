@@ -10,11 +10,9 @@ from typing import Annotated, Any
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     StringConstraints,
-    model_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
@@ -101,29 +99,3 @@ class Spec(BaseModel):
 
 PROVENANCE = frozenset({"sources", "estimates", "notes", "ranges"})
 """Fields that say where figures come from and how sure they are: they change no figure of a plan."""
-
-
-class Provenance(Spec):
-    sources: list[Text] = []
-    estimates: list[str] = []
-    notes: Text | None = None
-    ranges: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = {}
-    """`{FIELD: [LOW, HIGH]}`: how far an estimate may be off; `trnplan sweep --sample` draws in them."""
-
-    @model_validator(mode="after")
-    def _estimates_name_fields(self) -> Provenance:
-        known = set(type(self).model_fields) - PROVENANCE
-        for name in self.estimates:
-            top = name.split(".")[0]
-            if top not in known:
-                raise ValueError(f"estimates names unknown field '{name}'")
-        return self
-
-    @model_validator(mode="after")
-    def _ranges_hold_values(self) -> Provenance:
-        from trnplan.catalog.ranges import range_problems
-
-        problems = range_problems(self)
-        if problems:
-            raise ValueError("; ".join(f"ranges.{p}" for p in problems))
-        return self

@@ -11,46 +11,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from trnplan.catalog import Catalog, Scenario
-from trnplan.catalog.scenario import Demand, ScenarioSpec
-
-
-def month_index(month: str) -> int:
-    """Months since year 0: '2026-07' -> 2026 x 12 + 6."""
-    year, mon = month.split("-")
-    return int(year) * 12 + int(mon) - 1
-
-
-def month_text(index: int) -> str:
-    return f"{index // 12:04d}-{index % 12 + 1:02d}"
-
-
-def window_end(first: str, horizon_years: int) -> str:
-    """The month the window ends (exclusive): `horizon_years` after its first start."""
-    return month_text(month_index(first) + 12 * horizon_years)
-
-
-def period_problem(spec: ScenarioSpec) -> str | None:
-    """What is wrong with a scenario's periods and demand by month, in words (None when nothing is)."""
-    by_month = spec.demand if isinstance(spec.demand, dict) else None
-    if spec.periods is None:
-        if by_month is not None:
-            return "demand by month needs periods (the start month of each period); or give one demand"
-        return None
-    if spec.as_of is not None:
-        return "as_of is not allowed with periods: each period's start is its as_of"
-    for before, after in zip(spec.periods, spec.periods[1:], strict=False):
-        if after <= before:
-            return f"periods must increase: {before} is followed by {after}"
-    end = window_end(spec.periods[0], spec.horizon_years)
-    if spec.periods[-1] >= end:
-        return (
-            f"periods end after the window: {spec.periods[-1]} starts after it ends ({end}: horizon_years "
-            f"{spec.horizon_years} from {spec.periods[0]})"
-        )
-    for month in sorted(by_month or {}):
-        if month not in spec.periods:
-            return f"demand month {month} is not a period start (periods: {', '.join(spec.periods)})"
-    return None
+from trnplan.catalog.months import month_index as month_index  # re-exported
+from trnplan.catalog.months import window_end
+from trnplan.catalog.scenario import Demand
 
 
 @dataclass(frozen=True)

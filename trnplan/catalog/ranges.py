@@ -7,14 +7,12 @@ lie inside it, and both ends inside the field's plausible range. `trnplan sweep 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel
 
+from trnplan.catalog.base import PROVENANCE, Plausible
 from trnplan.catalog.shape import unwrap
-
-if TYPE_CHECKING:
-    from trnplan.catalog.base import Plausible
 
 
 @dataclass(frozen=True)
@@ -26,16 +24,12 @@ class NumberField:
 
 
 def _plausible(meta: list[Any]) -> Plausible | None:
-    from trnplan.catalog.base import Plausible
-
     return next((m for m in meta if isinstance(m, Plausible)), None)
 
 
 def number_field(model: type[BaseModel], path: str) -> NumberField | None:
     """The number field `path` names in `model` (`unit_usd`, `dense_tflops.fp8`), or None when it names
     no number field (unknown, text, a list, a provenance field)."""
-    from trnplan.catalog.base import PROVENANCE
-
     parts = path.split(".")
     if not all(parts) or parts[0] in PROVENANCE:
         return None

@@ -7,7 +7,9 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
-from trnplan.catalog.base import Id, Month, Plausible, Provenance, Spec, Text, _slips
+from trnplan.catalog.base import Id, Month, Plausible, Spec, Text, _slips
+from trnplan.catalog.months import window_end
+from trnplan.catalog.provenance import Provenance
 
 DemandChips = Annotated[int, Plausible(1, 100_000_000, "chips")]
 DemandPflops = Annotated[
@@ -84,6 +86,30 @@ class Fabric(Spec):
     rack_usd: Annotated[float, Plausible(0, 1e6, "USD per network rack")] = 0.0  # rack, PDUs, trays
 
 
+def period_problem(spec: ScenarioSpec) -> str | None:
+    """What is wrong with a scenario's periods and demand by month, in words (None when nothing is)."""
+    by_month = spec.demand if isinstance(spec.demand, dict) else None
+    if spec.periods is None:
+        if by_month is not None:
+            return "demand by month needs periods (the start month of each period); or give one demand"
+        return None
+    if spec.as_of is not None:
+        return "as_of is not allowed with periods: each period's start is its as_of"
+    for before, after in zip(spec.periods, spec.periods[1:], strict=False):
+        if after <= before:
+            return f"periods must increase: {before} is followed by {after}"
+    end = window_end(spec.periods[0], spec.horizon_years)
+    if spec.periods[-1] >= end:
+        return (
+            f"periods end after the window: {spec.periods[-1]} starts after it ends ({end}: horizon_years "
+            f"{spec.horizon_years} from {spec.periods[0]})"
+        )
+    for month in sorted(by_month or {}):
+        if month not in spec.periods:
+            return f"demand month {month} is not a period start (periods: {', '.join(spec.periods)})"
+    return None
+
+
 class ScenarioSpec(Provenance):
     """A scenario as a spec file writes it; with `periods`, `demand` maps a period's start month to the
     demand from then on."""
@@ -131,8 +157,6 @@ class ScenarioSpec(Provenance):
 
     @model_validator(mode="after")
     def _periods(self) -> ScenarioSpec:
-        from trnplan.catalog.periods import period_problem
-
         problem = period_problem(self)
         if problem:
             raise ValueError(problem)

@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from trnplan.catalog.base import Checked, Id, Plausible, Provenance, Spec, Text
+from trnplan.catalog.base import Checked, Id, Plausible, Spec, Text
+from trnplan.catalog.provenance import Provenance
 
 
 @dataclass(frozen=True)

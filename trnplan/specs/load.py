@@ -23,10 +23,11 @@ from pydantic import BaseModel
 import trnplan
 from trnplan.catalog import KINDS, Catalog, Origin, Sources, catalog_entity
 from trnplan.catalog import inputs_digest as catalog_inputs_digest
+from trnplan.catalog.ranges import outside_values
 from trnplan.errors import Problem, SpecError, did_you_mean
 from trnplan.specs.entities import SINGULAR, Entities, EntityKey, Loc, RawEntity
 from trnplan.specs.explain import validate_entity
-from trnplan.specs.overrides import apply_override
+from trnplan.specs.overrides import SET_FILE, apply_override
 from trnplan.specs.references import check_references
 from trnplan.specs.yaml_words import plain_syntax
 from trnplan.specs.yamlsafe import KeyPath, YamlDoc, describe, read_yaml
@@ -319,9 +320,6 @@ def _validate_all(layers: _Layers, problems: list[Problem]) -> dict[EntityKey, B
 def _ranges_off(models: dict[EntityKey, BaseModel], merged: Entities) -> list[Problem]:
     """Each range must hold its field's value as the specs give it; a value a `--set` moved is a what-if,
     free to leave the range."""
-    from trnplan.catalog.ranges import outside_values
-    from trnplan.specs.overrides import SET_FILE
-
     found = []
     for key, model in sorted(models.items()):
         entity = merged[key]
