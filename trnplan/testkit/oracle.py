@@ -206,28 +206,32 @@ def _site_plans(catalog: Catalog, scenario_id: str, views: list[Catalog], site_i
     return out
 
 
+def _within_limits(scenario: Scenario, installed: Candidate, capex_usd: float, tco_usd: float) -> bool:
+    """Supply caps (on what is installed at the end) and budgets (the per-site limits were checked when the
+    sites' candidates were made)."""
+    used = dict(installed.supply)
+    if any(used.get(key, 0) > cap for key, cap in scenario.supply.items()):
+        return False
+    budget = scenario.budget
+    if budget.capex_usd is not None and capex_usd > budget.capex_usd * (1 + 1e-9):
+        return False
+    return budget.tco_usd is None or tco_usd <= budget.tco_usd * (1 + 1e-9)
+
+
 def _value(
     scenario_id: str, scenario: Scenario, views: list[Catalog], combo: tuple[SitePlan, ...]
 ) -> float | None:
     """Larger is better: -TCO, performance, or performance per USD of TCO of one plan per site; None when it
-    breaks a period's demand, a supply cap or a budget, or deploys nothing."""
-    last = EMPTY
+    deploys nothing or breaks a period's demand, a supply cap or a budget."""
+    installed = EMPTY
     for p, view in enumerate(views):
-        last = _add_up(tuple(s.per_period[p] for s in combo))
+        installed = _add_up(tuple(s.per_period[p] for s in combo))
         at = view.scenarios[scenario_id]
-        if (not at.demand.empty or p == len(views) - 1) and not _meets_demand(at, last):
+        if (not at.demand.empty or p == len(views) - 1) and not _meets_demand(at, installed):
             return None
-    if last.chips == 0:
-        return None
-    used = dict(last.supply)
-    if any(used.get(key, 0) > cap for key, cap in scenario.supply.items()):
-        return None
     capex = sum(s.capex_usd for s in combo)
     tco = sum(s.tco_usd for s in combo)
-    budget = scenario.budget
-    if budget.capex_usd is not None and capex > budget.capex_usd * (1 + 1e-9):
-        return None
-    if budget.tco_usd is not None and tco > budget.tco_usd * (1 + 1e-9):
+    if installed.chips == 0 or not _within_limits(scenario, installed, capex, tco):
         return None
     perf = sum(s.perf for s in combo)
     if scenario.objective == "min_tco":
