@@ -51,6 +51,11 @@ def _pct(old: float, delta: float) -> float | None:
     return round(delta / old * 100, 6) if old else None
 
 
+def _is_empty(plan: Plan) -> bool:
+    """The stand-in for a plan that does not exist (`Plan.empty`): nothing was computed, from nothing."""
+    return plan.solver is None and not plan.sites
+
+
 def solver_text(solver: SolverInfo | None) -> str:
     """`HiGHS 1.16.0 (optimal, gap 0)`; '' for a plan without a solver."""
     if solver is None:
@@ -250,11 +255,6 @@ def _periods(base: Plan, head: Plan) -> PeriodsDiff | None:
 # --- the diff ---------------------------------------------------------------------------------------
 
 
-def _is_empty(plan: Plan) -> bool:
-    """The stand-in for a plan that does not exist (`Plan.empty`): nothing was computed, from nothing."""
-    return plan.solver is None and not plan.sites
-
-
 def _input_values(inputs: Inputs | None) -> dict[str, str]:
     """`specs` and each `--set PATH` of a plan's inputs, with their values; the defaults for none."""
     if inputs is None:
@@ -303,7 +303,8 @@ def _notes(base: Plan, head: Plan, different: bool, attributed: bool) -> list[st
 
 def diff_plans(base: Plan, head: Plan, base_label: str = "base", head_label: str = "head") -> PlanDiff:
     """Compare two plans: summary metrics, per-site choices, deployments (keyed by site and
-    form/cooling/scale_up_switch), BOM lines (keyed by site, category, item) and the TCO delta by category."""
+    form/cooling/scale_up_switch), BOM lines (keyed by site, category, item), the TCO delta by category and,
+    when either plan states periods, each period."""
     summary = _summary(base, head)
     choices = _choices(base, head)
     deployments = _deployments(base, head)
