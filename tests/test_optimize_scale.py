@@ -35,7 +35,6 @@ from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 from trnplan.testkit.oracle import best_plan
-from trnplan.testkit.phased_oracle import best_phased_plan
 
 EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
 
@@ -102,7 +101,7 @@ def test_phased_machinery_matches_enumeration(world: dict[str, Any]) -> None:
     catalog = world_catalog(world)
     if catalog is None:
         return
-    truth = best_phased_plan(catalog, "p")
+    truth = best_plan(catalog, "p")
     with machinery_on():
         if truth is None:
             assert_explained_infeasible(catalog)

@@ -3,7 +3,7 @@
 Each example is a world of `test_property_enumeration.worlds` made phased: 2-3 periods, demand that ramps
 (or starts later), halls that open late or grow (step schedules on IT power and rack positions), prices
 that change, and scale-up / scale-out switches and chips that arrive in a later period; small switch
-radixes, so fabrics grow from one tier to two. The brute force (`trnplan.testkit.phased_oracle`) enumerates
+radixes, so fabrics grow from one tier to two. The brute force (`trnplan.testkit.oracle`) enumerates
 every sequence of per-period plans whose units never fall, with one scale-out switch per site.
 `plan_scenario` re-checks each optimum with `check_plan` (PuLP-free) and fails on any violation.
 TRNPLAN_PHASED_EXAMPLES sets the number of examples (default 300).
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from test_property_enumeration import agree, assert_explained_infeasible, world_catalog, worlds
 
 from trnplan.plan import plan_scenario
-from trnplan.testkit.phased_oracle import best_phased_plan
+from trnplan.testkit.oracle import best_plan
 
 EXAMPLES = int(os.environ.get("TRNPLAN_PHASED_EXAMPLES", "300"))
 PERIODS = [
@@ -97,7 +97,7 @@ def test_phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
     if catalog is None:
         return
     scenario = catalog.scenarios["p"]
-    truth = best_phased_plan(catalog, "p")
+    truth = best_plan(catalog, "p")
     if truth is None:
         assert_explained_infeasible(catalog)
         return

@@ -11,7 +11,7 @@ from dataclasses import replace
 from plan_pairs import golden_pair
 
 from trnplan.diff import diff_plans, diff_to_markdown
-from trnplan.diff.markdown import capex_changes, capex_chart
+from trnplan.diff.charts import capex_changes, capex_chart
 from trnplan.diff.model import BomDelta
 from trnplan.diff.pr_comment import ScenarioDiff, comment_body
 

@@ -1,14 +1,17 @@
 """What changed between two plans: totals, per-site choices, deployments, BOM lines and where the TCO went.
 
-Pure functions of two plans (no catalog, no solver), one module per job: `model` builds the `PlanDiff`
-(`diff_plans`, the TCO attribution), `json_form` and `markdown` print it for machines and for pull-request
-comments, `guardrails` turn it into a pass or a fail, and `pr_comment` diffs every scenario against a base
-revision for one CI comment. Plans are read from paths or git refs (`main:plans/x.yaml`) by
-`trnplan.gitref`, re-exported here.
+Pure functions of two plans (no catalog, no solver), for one or many periods (a plan without periods is
+one period), one module per job: `model` holds the `PlanDiff` value, `compare` builds it (`diff_plans`),
+`attribution` splits each plan's TCO by category, `json_form`, `markdown` and `charts` print it for machines
+and for pull-request comments, `guardrails` turn it into a pass or a fail, and `pr_comment` diffs every
+scenario against a base revision for one CI comment. Plans are read from paths or git refs
+(`main:plans/x.yaml`) by `trnplan.gitref`, re-exported here.
 """
 
 from __future__ import annotations
 
+from trnplan.diff.attribution import tco_parts_cents
+from trnplan.diff.compare import diff_plans, site_choices, solver_text
 from trnplan.diff.guardrails import Guardrail, breached, parse_guardrail
 from trnplan.diff.json_form import DIFF_FORMAT, diff_to_dict, diff_to_json
 from trnplan.diff.markdown import (
@@ -17,16 +20,19 @@ from trnplan.diff.markdown import (
     TRIMMED_NOTE,
     breach_lines,
     diff_to_markdown,
+    figure_text,
     format_delta,
     format_metric,
     format_pct,
     headline,
     input_lines,
     no_changes_line,
+    option_text,
     plan_line,
 )
 from trnplan.diff.model import (
     METRIC_ALIASES,
+    PERIOD_METRICS,
     SUMMARY_METRICS,
     BomDelta,
     CategoryDelta,
@@ -35,12 +41,8 @@ from trnplan.diff.model import (
     InputChange,
     MetricDelta,
     PlanDiff,
-    diff_plans,
     metric_label,
     metric_names,
-    site_choices,
-    solver_text,
-    tco_parts_cents,
 )
 from trnplan.diff.pr_comment import (
     ScenarioDiff,
@@ -56,6 +58,7 @@ __all__ = [
     "GITHUB_COMMENT_MAX_CHARS",
     "MARKER",
     "METRIC_ALIASES",
+    "PERIOD_METRICS",
     "SUMMARY_METRICS",
     "TRIMMED_NOTE",
     "BomDelta",
@@ -77,6 +80,7 @@ __all__ = [
     "diff_to_dict",
     "diff_to_json",
     "diff_to_markdown",
+    "figure_text",
     "format_delta",
     "format_metric",
     "format_pct",
@@ -85,6 +89,7 @@ __all__ = [
     "metric_label",
     "metric_names",
     "no_changes_line",
+    "option_text",
     "parse_guardrail",
     "plan_line",
     "read_plan_ref",

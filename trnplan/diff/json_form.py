@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from trnplan.diff.model import PlanDiff
-from trnplan.diff.periods import periods_to_dict
+from trnplan.diff.model import PeriodsDiff, PlanDiff
 from trnplan.numbers import canon
 
 DIFF_FORMAT = "trnplan-diff/1"
@@ -58,9 +57,37 @@ def diff_to_dict(d: PlanDiff) -> dict[str, Any]:
         "inputs": [{"name": c.name, "old": c.old, "new": c.new} for c in d.inputs],
     }
     if d.periods is not None:
-        data["periods"] = periods_to_dict(d.periods)
+        data["periods"] = _periods_to_dict(d.periods)
     out: dict[str, Any] = canon(data)
     return out
+
+
+def _periods_to_dict(p: PeriodsDiff) -> dict[str, Any]:
+    """The JSON form of the periods of a diff."""
+    return {
+        "kind": p.kind,
+        "base_starts": p.base_starts,
+        "head_starts": p.head_starts,
+        "periods": [
+            {
+                "start": d.start,
+                "in_base": d.in_base,
+                "in_head": d.in_head,
+                "figures": [
+                    {"metric": f.metric, "unit": f.unit, "old": f.old, "new": f.new, "delta": f.delta}
+                    for f in d.figures
+                ],
+                "options": [
+                    {"sign": o.sign, "site": o.site, "key": o.key,
+                     "units": {"old": o.old_units, "new": o.new_units},
+                     "bought": {"old": o.old_bought, "new": o.new_bought}}
+                    for o in d.options
+                ],
+                "fabric": [{"site": f.site, "field": f.field, "old": f.old, "new": f.new} for f in d.fabric],
+            }
+            for d in p.periods
+        ],
+    }
 
 
 def diff_to_json(d: PlanDiff) -> str:

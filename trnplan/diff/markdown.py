@@ -3,14 +3,19 @@ trimmed to fit GitHub's comment limit without ever cutting the headline, the sum
 
 from __future__ import annotations
 
-import math
-import re
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from trnplan.diff.model import DEPLOYMENT_FIELDS, MONEY_METRICS, MetricDelta, PlanDiff, metric_label
-from trnplan.diff.periods import mw_chart, period_section, period_summary_lines
+from trnplan.diff.charts import capex_chart, mw_chart
+from trnplan.diff.model import (
+    DEPLOYMENT_FIELDS,
+    MONEY_METRICS,
+    MetricDelta,
+    OptionChange,
+    PeriodFigure,
+    PlanDiff,
+    metric_label,
+)
 from trnplan.numbers import money_short, plain, signed
 
 MARKER = "<!-- trnplan-diff -->"
@@ -57,6 +62,31 @@ def format_pct(m: MetricDelta) -> str:
     if m.pct is None:
         return "new" if m.new else ""
     return f"{m.pct:+.1f}%"
+
+
+def figure_text(f: PeriodFigure, value: float | None) -> str:
+    """A period figure for people: chips as a count, IT power in MW, money in dollars; `—` when absent."""
+    if value is None:
+        return "—"
+    if f.unit == "USD":
+        return ("-" if value < 0 else "") + f"${abs(value):,.0f}"
+    if f.unit == "kW":
+        return f"{plain(value / 1000, 1)} MW"
+    return plain(value, 0)
+
+
+def _figure_delta(f: PeriodFigure) -> str:
+    if not f.delta:
+        return "0"
+    return ("+" if f.delta > 0 else "-") + figure_text(f, abs(f.delta)).lstrip("-")
+
+
+def option_text(o: OptionChange) -> str:
+    """`units 8 → 15, bought 8 → 15`."""
+    parts = [f"units {o.old_units} → {o.new_units}" if o.old_units != o.new_units else f"units {o.new_units}"]
+    if o.old_bought != o.new_bought:
+        parts.append(f"bought {o.old_bought} → {o.new_bought}")
+    return ", ".join(parts)
 
 
 def headline(d: PlanDiff) -> str:
@@ -107,6 +137,22 @@ def _summary_table(d: PlanDiff) -> list[str]:
     for m in d.summary:
         old, new = format_metric(m.metric, m.old), format_metric(m.metric, m.new)
         rows.append(_row(metric_label(m.metric), old, new, format_delta(m.metric, m.delta), format_pct(m)))
+    return rows
+
+
+def _period_rows(d: PlanDiff) -> list[str]:
+    """The per-period summary under the summary table: each period's installed chips, IT power and capex
+    bought, base → head; [] for a diff of plans without periods."""
+    if d.periods is None:
+        return []
+    rows = ["", "| Period | Installed chips | IT power | Capex bought |", "|---|--:|--:|--:|"]
+    for period in d.periods.periods:
+        cells = []
+        for f in period.figures:
+            old, new = figure_text(f, f.old), figure_text(f, f.new)
+            delta = f" ({_figure_delta(f)})" if f.old is not None and f.new is not None else ""
+            cells.append(new if old == new else f"{old} → {new}{delta}")
+        rows.append(f"| {period.start} | " + " | ".join(cells) + " |")
     return rows
 
 
@@ -221,11 +267,35 @@ def _attribution_section(d: PlanDiff) -> _Section | None:
     )
 
 
+def _periods_section(d: PlanDiff) -> _Section | None:
+    """What changed in each period; None when no period of two plans with periods changed an option or a
+    fabric."""
+    if d.periods is None:
+        return None
+    rows = []
+    for period in d.periods.periods:
+        for o in period.options:
+            rows.append(f"| {period.start} | `{o.sign}` | {_cell(o.site)} | {_cell(o.key)} "
+                        f"| {option_text(o)} |")
+        for f in period.fabric:
+            rows.append(f"| {period.start} | `~` | {_cell(f.site)} | scale-out {f.field} "
+                        f"| {_cell(f.old)} → {_cell(f.new)} |")
+    if not rows:
+        return None
+    changed = sum(1 for period in d.periods.periods if period.options or period.fabric)
+    return _Section(
+        f"Periods: {changed} of {len(d.periods.periods)} changed",
+        ["Installed units per site and option in each period, and what that period bought (base → head)", ""],
+        ["| Period | | Site | Option | Change |", "|---|---|---|---|---|"],
+        rows,
+    )
+
+
 def _sections(d: PlanDiff, notes: list[str]) -> dict[str, _Section]:
     """The detail tables that have rows, in the order the comment shows them."""
     candidates = {
         "choices": _choices_section(d),
-        "periods": _Section(*section) if (section := period_section(d)) else None,
+        "periods": _periods_section(d),
         "deployments": _deployments_section(d),
         "bom": _bom_section(d),
         "attribution": _attribution_section(d),
@@ -248,58 +318,6 @@ def _provenance(d: PlanDiff) -> list[str]:
         _row("Base", f"`{_cell(d.base_label)}`", _short_digest(d.base_digest), _cell(d.base_solver or None)),
         _row("Head", f"`{_cell(d.head_label)}`", _short_digest(d.head_digest), _cell(d.head_solver or None)),
     ]
-
-
-# --- the capex chart (Mermaid, which GitHub draws) --------------------------------------------------
-
-CHART_MAX_CATEGORIES = 16
-_CHART_UNITS = ((1e9, "$B"), (1e6, "$M"), (1e3, "$K"), (1.0, "$"))
-
-
-def _chart_label(category: str) -> str:
-    """A category as a Mermaid axis label: no quotes, brackets or backticks that could end it (or the
-    code block), at most 24 characters."""
-    return re.sub(r"[^A-Za-z0-9 _./+-]", "", category)[:24].strip() or "?"
-
-
-def _axis_end(top: float) -> str:
-    """The axis end just above `top`, at two significant figures: 512 -> 520, 5.4 -> 5.5."""
-    step = 10 ** (math.floor(math.log10(top)) - 1)
-    return f"{(math.floor(top / step) + 1) * step:.4g}"
-
-
-def capex_changes(d: PlanDiff) -> list[tuple[str, float]]:
-    """(category, capex change in USD) per BOM category whose capex changed, summed in cents, sorted by
-    category."""
-    change: dict[str, int] = defaultdict(int)
-    for b in d.bom:
-        change[b.category] += round(b.delta_usd * 100)
-    return [(c, change[c] / 100) for c in sorted(change) if change[c]]
-
-
-def capex_chart(d: PlanDiff) -> str:
-    """A Mermaid bar chart of the capex change by category, as a fenced block; '' when no category's capex
-    changed. A bar is the size of the change and its label carries the sign (`chips +512`): Mermaid's
-    bars grow from the axis, so bars below zero (or a second series for them) would not read right."""
-    changes = capex_changes(d)[:CHART_MAX_CATEGORIES]
-    if not changes:
-        return ""
-    top = max(abs(v) for _, v in changes)
-    div, unit = next((div, unit) for div, unit in _CHART_UNITS if top >= div or div == 1.0)
-
-    sizes = [f"{abs(v) / div:.3g}" for _, v in changes]
-    labels = ", ".join(f'"{_chart_label(c)} {"+" if v > 0 else "-"}{size}"'
-                       for (c, v), size in zip(changes, sizes, strict=True))
-    return "\n".join([
-        "```mermaid",
-        '%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "#1f77b4"}}}}%%',
-        "xychart-beta horizontal",
-        f'    title "Capex change by category, {unit} (the sign in the label)"',
-        f"    x-axis [{labels}]",
-        f'    y-axis "{unit}" 0 --> {_axis_end(top / div)}',
-        f"    bar [{', '.join(sizes)}]",
-        "```",
-    ])
 
 
 # --- the comment, trimmed to fit --------------------------------------------------------------------
@@ -429,7 +447,7 @@ def diff_to_markdown(
     sections = _sections(d, notes)
     lead = [headline(d), "", *([*extra, ""] if extra else [])]
     layout = _Layout(
-        head="\n".join([*top, title, "", *lead, *_summary_table(d), *period_summary_lines(d)]),
+        head="\n".join([*top, title, "", *lead, *_summary_table(d), *_period_rows(d)]),
         tail="\n".join([*_provenance(d), "", plan_line(d)]),
         sections=sections,
         keep={name: len(s.rows) for name, s in sections.items()},

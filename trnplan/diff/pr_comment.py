@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from trnplan.diff.compare import diff_plans
 from trnplan.diff.guardrails import Guardrail, breached
 from trnplan.diff.json_form import diff_to_dict
 from trnplan.diff.markdown import GITHUB_COMMENT_MAX_CHARS, MARKER, diff_to_markdown, headline, plural
-from trnplan.diff.model import PlanDiff, diff_plans
+from trnplan.diff.model import PlanDiff
 from trnplan.gitref import PlanNotFoundError, plan_names_at, read_plan_ref
 from trnplan.plan.file import read_plan
 from trnplan.plan.model import Plan

@@ -90,7 +90,7 @@ def _summary(d: PlanDiff) -> Grid:
 def _periods(d: PlanDiff) -> list[RenderableType]:
     """Per period, installed chips and IT power and capex bought, base -> head; then what each period
     changed, option by option (units installed and bought) and fabric by fabric."""
-    from trnplan.diff.periods import PERIOD_METRICS, figure_text, period_option_text
+    from trnplan.diff import PERIOD_METRICS, figure_text, option_text
 
     assert d.periods is not None
     labels = [label for _, _, label in PERIOD_METRICS]
@@ -109,7 +109,7 @@ def _periods(d: PlanDiff) -> list[RenderableType]:
     for period in d.periods.periods:
         for o in period.options:
             c.add_row(period.start, Text(o.sign, style=SIGN_STYLE.get(o.sign, "")), o.site, o.key,
-                      period_option_text(o).replace("→", "->"))
+                      option_text(o).replace("→", "->"))
         for fab in period.fabric:
             c.add_row(period.start, Text("~", style=SIGN_STYLE["~"]), fab.site, f"scale-out {fab.field}",
                       f"{fab.old or '-'} -> {fab.new or '-'}")

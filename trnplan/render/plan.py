@@ -1,4 +1,6 @@
-"""A plan as tables: headline, deployments, scale-out fabric, power and cost, what binds, alternatives."""
+"""A plan as tables: headline, what it deploys where (`sites`: each period's, then the installed base), power
+and cost, what binds, alternatives. A plan without periods is one period: the same tables, without the
+timeline."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ from rich.text import Text
 
 from trnplan.numbers import fmt
 from trnplan.plan.model import Objective, Plan
+from trnplan.render.sites import site_tables
 from trnplan.render.tables import Col, Grid, spaced
-from trnplan.render.timeline import render_purchases, render_timeline
 
 OPEX_PARTS = (
     ("energy_usd_per_year", "energy per year"),
@@ -30,9 +32,7 @@ def solver_line(plan: Plan) -> str:
 
 def render_plan(plan: Plan) -> RenderableType:
     """A plan as tables: headline, deployments, scale-out fabric, power and cost, binding, alternatives."""
-    parts: list[RenderableType] = [_headline(plan), _deployments(plan), _fabric(plan), _costs(plan)]
-    if plan.periods is not None:
-        parts[1:1] = [render_timeline(plan), render_purchases(plan)]
+    parts: list[RenderableType] = [_headline(plan), *site_tables(plan), _costs(plan)]
     if plan.workload is not None:
         parts.append(_workload(plan))
     if plan.binding:
@@ -113,34 +113,6 @@ def _objective_text(objective: Objective | None) -> str:
     return f"{objective.kind} = {fmt(objective.value)} {objective.unit}".rstrip()
 
 
-def _last(plan: Plan, title: str) -> str:
-    """A table's title; a phased plan's tables of sites show the last period's installed base."""
-    return f"{title}, installed in {plan.periods[-1].start}" if plan.periods else title
-
-
-def _deployments(plan: Plan) -> Grid:
-    effective = plan.workload is not None
-    figures = ["units", "racks", "chips", "domains", "FP8"] + (["effective"] if effective else [])
-    t = Grid(
-        _last(plan, "Deployments"),
-        [Col(h) for h in ("site", "form", "cooling", "scale-up")]
-        + [Col(h, right=True) for h in (*figures, "IT power", "capex")],
-        keys=4,
-        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8, 9)] + ([(10, 11)] if effective else [(10,)]),
-    )
-    for site_id, s in sorted(plan.sites.items()):
-        for d in s.deployments:
-            share = f"{fmt(d.effective_fp8_pflops, 'pflops')} ({fmt(d.efficiency, 'pct')})"
-            extra = [share] if effective else []
-            t.add_row(
-                site_id, d.form, d.cooling, d.scale_up_switch,
-                fmt(d.units, "int"), fmt(d.racks, "int"), fmt(d.chips, "int"),
-                fmt(d.domains, "int"), fmt(d.fp8_pflops, "pflops"), *extra,
-                fmt(d.it_power_kw, "kw"), fmt(d.capex_usd, "usd"),
-            )
-    return t
-
-
 def _workload(plan: Plan) -> Grid:
     """What the workload delivers on each form the scenario allows, the chosen forms marked: why this form."""
     assert plan.workload is not None
@@ -151,30 +123,6 @@ def _workload(plan: Plan) -> Grid:
     for form, share in sorted(w.efficiency.items(), key=lambda kv: (-kv[1], kv[0])):
         t.add_row(form, fmt(share, "pct"), "chosen" if form in chosen else "")
     t.caption = "effective PFLOPs = chips x dense FP8 x share; delivered, not peak, PFLOPs are planned"
-    return t
-
-
-def _fabric(plan: Plan) -> Grid:
-    headers = ("tiers", "ports", "switches", "optics", "net racks", "net power", "capex",
-               "IT power", "positions", "grid")
-    t = Grid(
-        _last(plan, "Scale-out fabric and site use"),
-        [Col("site"), Col("switch")] + [Col(h, right=True) for h in headers],
-        keys=2,
-        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8,), (9, 10, 11)],
-        caption="IT power, positions and grid: share of each site's limit the plan uses",
-    )
-    for site_id, s in sorted(plan.sites.items()):
-        f = s.scale_out
-        u = s.utilization
-        t.add_row(
-            site_id, f.switch,
-            fmt(f.tiers, "int"), fmt(f.ports, "int"), fmt(f.switches, "int"),
-            fmt(f.optics, "int"), fmt(f.network_racks, "int"), fmt(f.it_power_kw, "kw"),
-            fmt(f.capex_usd, "usd"),
-            fmt(u.it_power if u else None, "pct"), fmt(u.rack_positions if u else None, "pct"),
-            fmt(u.grid_power if u else None, "pct"),
-        )
     return t
 
 

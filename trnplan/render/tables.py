@@ -231,36 +231,40 @@ class Grid:
         return _Shape(columns, rows, self.show_header)
 
     def _records(self, width: int) -> list[Text]:
-        """One block per row: the key cells on a line, then `label value` pairs packed to `width`, then
-        the free text columns, each wrapped at its spaces."""
-        lines: list[Text] = []
+        """One block per row (`_record`), under a legend of what each record's first line names."""
         legend = "  ".join(c.header.replace("\n", " ") for c in self.columns[: self.keys] if c.header)
-        if self.show_header and legend:
-            lines.append(Text(legend, style="dim"))  # what each record's first line names
+        lines = [Text(legend, style="dim")] if self.show_header and legend else []
         for row in self.rows:
-            head = Text("  ").join(c for c in row.cells[: self.keys] if c.plain)
-            if head.plain:
-                head.stylize("bold")
-                if row.style:
-                    head.stylize(row.style)
-                lines.append(head)
-            pairs: list[Text] = []
-            prose: list[tuple[str, Text]] = []
-            for i, (col, cell) in enumerate(zip(self.columns, row.cells, strict=True)):
-                if i < self.keys or not cell.plain.strip():
-                    continue
-                label = col.header.replace("\n", " ").strip()
-                if "\n" in cell.plain or (col.wrap or i == self.detail) and _longest_line(cell.plain) > 24:
-                    prose.append((label, cell))
-                    continue
-                pair = Text(f"{label} " if label else "", style="dim") + cell
-                pairs.append(pair)
-            lines.extend(_pack(pairs, width - INDENT))
-            for label, text in prose:
-                lead = Text(f"{label} " if label else "", style="dim") + text
-                for i, part in enumerate(_wrapped(lead, width - INDENT, width - 2 * INDENT)):
-                    lines.append(Text(" " * (INDENT if i == 0 else 2 * INDENT)) + part)  # hanging indent
+            lines.extend(self._record(row, width))
         return lines
+
+    def _record(self, row: _Row, width: int) -> list[Text]:
+        """A row's key cells in bold on a line, then `label value` pairs packed to `width`, then the free
+        text columns, each wrapped at its spaces with a hanging indent."""
+        lines: list[Text] = []
+        head = Text("  ").join(c for c in row.cells[: self.keys] if c.plain)
+        if head.plain:
+            head.stylize("bold")
+            if row.style:
+                head.stylize(row.style)
+            lines.append(head)
+        pairs: list[Text] = []
+        prose: list[Text] = []
+        for i, (col, cell) in enumerate(zip(self.columns, row.cells, strict=True)):
+            if i >= self.keys and cell.plain.strip():
+                label = col.header.replace("\n", " ").strip()
+                labelled = Text(f"{label} " if label else "", style="dim") + cell
+                (prose if self._is_prose(i, cell) else pairs).append(labelled)
+        lines.extend(_pack(pairs, width - INDENT))
+        for text in prose:
+            for i, part in enumerate(_wrapped(text, width - INDENT, width - 2 * INDENT)):
+                lines.append(Text(" " * (INDENT if i == 0 else 2 * INDENT)) + part)  # hanging indent
+        return lines
+
+    def _is_prose(self, i: int, cell: Text) -> bool:
+        """A cell a record shows on lines of its own: several lines, or long text in a wrapping column."""
+        wraps = self.columns[i].wrap or i == self.detail
+        return "\n" in cell.plain or wraps and _longest_line(cell.plain) > 24
 
     # --- rich -------------------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from html import escape
 
 from trnplan.bom import build_bom
-from trnplan.diff.model import OPEX_CATEGORIES, tco_parts_cents
+from trnplan.diff.attribution import tco_parts_cents
+from trnplan.diff.model import OPEX_CATEGORIES
 from trnplan.numbers import money_short, plain, quantity_text, usd_text
 from trnplan.plan.model import Plan
 from trnplan.report import charts

@@ -1,19 +1,26 @@
-"""Brute force: enumerate every plan of a small instance through the cost model and keep the best.
+"""Brute force: enumerate every plan of a small instance, of one period or many, through the cost model and
+keep the best.
 
-Each site's candidates (unit vectors over its allowed options, times its scale-out switch) are
-evaluated with `costs.evaluate`; sites are then combined. Capex is a sum of per-site BOM lines in
-whole cents and TCO is linear in capex, energy and colocation, so totals add up over sites; the
-winning combination is evaluated once more as a whole.
+A site's candidates in a period are unit vectors over its allowed options times a scale-out switch, each
+evaluated with `costs.evaluate` on that period's view of the catalog (its site figures, prices and what is
+available at its start; a scenario without periods is one period, read at its `as_of`) and kept when they
+keep within the site's own limits. A site's plans are the sequences of its candidates whose units never
+fall, with one scale-out switch for the window (over one period, each candidate). Capex and TCO add up over
+sites (TCO is linear in each site's purchases and per-period kW), so each site's plan is priced once, sites
+are combined, and the winner is evaluated again as a whole with `evaluate_decisions`.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from trnplan.catalog import Catalog, Scenario
+from trnplan.catalog.periods import catalog_at, periods_of, scenario_at, single_view
 from trnplan.costs import Deployment, evaluate, perf_of, scale_out_switches, site_options
+from trnplan.costs.decisions import Decisions
+from trnplan.costs.phased import evaluate_decisions
 from trnplan.plan.check import constraint_rows
 
 
@@ -126,48 +133,127 @@ def _meets_demand(scenario: Scenario, total: Candidate) -> bool:
     return True
 
 
-def _within_limits(scenario: Scenario, total: Candidate) -> bool:
-    """Supply caps and budgets (the per-site limits were checked when the site's candidates were made)."""
-    used = dict(total.supply)
+@dataclass(frozen=True)
+class SitePlan:
+    """One site's candidate in each period, with the figures that add up over sites: capex and TCO over the
+    window, and performance (effective, or peak, PFLOPs; PFLOP-years over many periods)."""
+
+    per_period: tuple[Candidate, ...]
+    capex_usd: float
+    tco_usd: float
+    perf: float
+
+
+def _views(catalog: Catalog, scenario_id: str) -> list[Catalog]:
+    """The catalog as each period sees it; one view, at its `as_of`, for a scenario without periods."""
+    scenario = catalog.scenarios[scenario_id]
+    if scenario.periods is None:
+        return [single_view(catalog, scenario_id)]
+    return [catalog_at(catalog, scenario_id, p.start, scenario_at(scenario, p)) for p in periods_of(scenario)]
+
+
+def _units(c: Candidate) -> dict[tuple[str, str, str], int]:
+    return {(d.form, d.cooling, d.scale_up_switch): d.units for d in c.deployments}
+
+
+def _grows(prev: Candidate, cur: Candidate) -> bool:
+    """Nothing installed before is gone, and the scale-out switch stays the same."""
+    if prev.deployments and cur.scale_out != prev.scale_out:
+        return False
+    now = _units(cur)
+    return all(now.get(key, 0) >= n for key, n in _units(prev).items())
+
+
+def _sequences(per_period: list[list[Candidate]]) -> Iterator[tuple[Candidate, ...]]:
+    def rec(p: int, prev: Candidate) -> Iterator[tuple[Candidate, ...]]:
+        if p == len(per_period):
+            yield ()
+            return
+        for cur in per_period[p]:
+            if _grows(prev, cur):
+                for rest in rec(p + 1, cur):
+                    yield (cur, *rest)
+
+    yield from rec(0, EMPTY)
+
+
+def _decisions(scenario: Scenario, per_period: list[tuple[Candidate, ...]]) -> Decisions:
+    """One candidate per site in each period as the cost model reads it; periods only for a scenario with
+    them."""
+    periods = []
+    for combo in per_period:
+        deployments = tuple(sorted(d for c in combo for d in c.deployments))
+        scale_out = tuple(sorted(s for c in combo for s in c.scale_out))
+        periods.append(Decisions(deployments, scale_out))
+    last = periods[-1]
+    return Decisions(last.deployments, last.scale_out, tuple(periods) if scenario.periods is not None else ())
+
+
+def _site_plans(catalog: Catalog, scenario_id: str, views: list[Catalog], site_id: str) -> list[SitePlan]:
+    """Every plan of one site over the window, priced: over one period its candidate's figures, over many
+    the cost model's for the sequence."""
+    scenario = catalog.scenarios[scenario_id]
+    out = []
+    for seq in _sequences([site_candidates(view, scenario_id, site_id) for view in views]):
+        last = seq[-1]
+        if not last.deployments:
+            out.append(SitePlan(seq, 0.0, 0.0, 0.0))
+        elif len(seq) == 1:
+            out.append(SitePlan(seq, last.capex_usd, last.tco_usd, last.effective_fp8_pflops))
+        else:
+            t = evaluate_decisions(catalog, scenario_id, _decisions(scenario, [(c,) for c in seq])).totals
+            out.append(SitePlan(seq, t.capex_usd, t.tco_usd, perf_of(t)))
+    return out
+
+
+def _within_limits(scenario: Scenario, installed: Candidate, capex_usd: float, tco_usd: float) -> bool:
+    """Supply caps (on what is installed at the end) and budgets (the per-site limits were checked when the
+    sites' candidates were made)."""
+    used = dict(installed.supply)
     if any(used.get(key, 0) > cap for key, cap in scenario.supply.items()):
         return False
     budget = scenario.budget
-    if budget.capex_usd is not None and total.capex_usd > budget.capex_usd * (1 + 1e-9):
+    if budget.capex_usd is not None and capex_usd > budget.capex_usd * (1 + 1e-9):
         return False
-    return budget.tco_usd is None or total.tco_usd <= budget.tco_usd * (1 + 1e-9)
+    return budget.tco_usd is None or tco_usd <= budget.tco_usd * (1 + 1e-9)
 
 
-def _score(objective: str, total: Candidate) -> float:
-    """Larger is better: -TCO, effective PFLOPs, or effective PFLOPs per USD of TCO (effective = peak
-    without a workload)."""
-    if objective == "min_tco":
-        return -total.tco_usd
-    if objective == "max_perf":
-        return total.effective_fp8_pflops
-    return total.effective_fp8_pflops / total.tco_usd
+def _value(
+    scenario_id: str, scenario: Scenario, views: list[Catalog], combo: tuple[SitePlan, ...]
+) -> float | None:
+    """Larger is better: -TCO, performance, or performance per USD of TCO of one plan per site; None when it
+    deploys nothing or breaks a period's demand, a supply cap or a budget."""
+    installed = EMPTY
+    for p, view in enumerate(views):
+        installed = _add_up(tuple(s.per_period[p] for s in combo))
+        at = view.scenarios[scenario_id]
+        if (not at.demand.empty or p == len(views) - 1) and not _meets_demand(at, installed):
+            return None
+    capex = sum(s.capex_usd for s in combo)
+    tco = sum(s.tco_usd for s in combo)
+    if installed.chips == 0 or not _within_limits(scenario, installed, capex, tco):
+        return None
+    perf = sum(s.perf for s in combo)
+    if scenario.objective == "min_tco":
+        return -tco
+    return perf if scenario.objective == "max_perf" else perf / tco
 
 
-def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Candidate] | None:
-    """The optimal objective value and a plan achieving it, or None when no plan is feasible."""
+def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Decisions] | None:
+    """The optimal objective value of a scenario, of one period or many, and a plan achieving it; None when
+    no plan is feasible."""
     scenario = catalog.scenarios[scenario_id]
-    per_site = [site_candidates(catalog, scenario_id, s) for s in sorted(scenario.sites)]
-    best: tuple[float, Candidate] | None = None
+    views = _views(catalog, scenario_id)
+    per_site = [_site_plans(catalog, scenario_id, views, s) for s in sorted(scenario.sites)]
+    best: tuple[float, tuple[SitePlan, ...]] | None = None
     for combo in itertools.product(*per_site):
-        total = _add_up(combo)
-        if total.chips == 0 or not _meets_demand(scenario, total) or not _within_limits(scenario, total):
-            continue
-        value = _score(scenario.objective, total)
-        if best is None or value > best[0]:
-            deployments = tuple(d for c in combo for d in c.deployments)
-            scale_out = tuple(s for c in combo for s in c.scale_out)
-            best = (value, replace(total, deployments=deployments, scale_out=scale_out))
+        value = _value(scenario_id, scenario, views, combo)
+        if value is not None and (best is None or value > best[0]):
+            best = (value, combo)
     if best is None:
         return None
-    cand = best[1]
-    t = evaluate(catalog, scenario, cand.deployments, dict(cand.scale_out)).totals
-    exact = {
-        "min_tco": t.tco_usd,
-        "max_perf": perf_of(t),
-        "max_perf_per_tco": perf_of(t) / t.tco_usd * 1e6,
-    }
-    return exact[scenario.objective], cand
+    winner = best[1]
+    decisions = _decisions(scenario, [tuple(s.per_period[p] for s in winner) for p in range(len(views))])
+    t = evaluate_decisions(catalog, scenario_id, decisions).totals
+    exact = {"min_tco": t.tco_usd, "max_perf": perf_of(t), "max_perf_per_tco": perf_of(t) / t.tco_usd * 1e6}
+    return exact[scenario.objective], decisions
