@@ -16,7 +16,7 @@ old model hit its limit), model sizes, whether both found the same decisions and
 17's targets met or missed and by how much (`trnplan.testkit.portfolio`: seconds at 50, 100 and 200
 sites, 10x at 25 and 50), and the growth exponent of today's time in sites (least squares on log-log
 over the proven sizes). With `--highs-seeds`, today's model is
-solved again with each other HiGHS random seed (`trnplan.optimize.solve.HIGHS_SEED`; trnplan itself
+solved again with each other HiGHS random seed (`trnplan.optimize.highs.HIGHS_SEED`; trnplan itself
 always uses 0): the same model, start and optimum, another search, to show how much of a proof's time
 is the search's luck; the targets are judged on seed 0, what `trnplan optimize` runs. The "frontier
 program" column says whether `trnplan.optimize.frontier` proved the portfolio (from 150 sites) or HiGHS's
@@ -96,10 +96,9 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
     if "@" in variant:  # "new@K": today's model, HiGHS seed K
         import importlib
 
-        # the module, not the package's `solve` function of the same name
-        solve_module = importlib.import_module("trnplan.optimize.solve")
+        highs_module = importlib.import_module("trnplan.optimize.highs")
         variant, highs_seed = variant.split("@")
-        solve_module.HIGHS_SEED = int(highs_seed)
+        highs_module.HIGHS_SEED = int(highs_seed)
     from trnplan.optimize import frontier
 
     if "!" in variant:  # "new!search": HiGHS's search only; "new!program": the frontier program forced

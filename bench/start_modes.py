@@ -31,12 +31,12 @@ def probe(sites: int, seed: int, spec_dir: str | None) -> dict[str, Any]:
     import trnplan.optimize.columns as columns
     import trnplan.optimize.start as start_module
     from trnplan.optimize import build_model
+    from trnplan.optimize.highs import silence_banner
     from trnplan.optimize.model import set_objective
-    from trnplan.optimize.solve import silence_highs_banner
     from trnplan.specs.load import load_specs
     from trnplan.testkit.portfolio import write_portfolio
 
-    silence_highs_banner()
+    silence_banner()
     with tempfile.TemporaryDirectory() as tmp:
         scenario_id = write_portfolio(sites, Path(tmp), seed, spec_dir=Path(spec_dir) if spec_dir else None)
         catalog = load_specs([tmp])

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from test_optimize_scale import machinery_on
 from test_property_enumeration import agree, world_catalog, worlds
 
-import trnplan.optimize.model as model_module
+import trnplan.optimize.build as model_module
 from trnplan.catalog import Catalog
 from trnplan.optimize import build_model, frontier, optimize, progress, solve_objective
 from trnplan.optimize.columns import PRICE_THREADS

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from test_property_enumeration import agree, assert_explained_infeasible, world_catalog, worlds
 from test_property_phased import phased_worlds
 
-import trnplan.optimize.model as model_module
+import trnplan.optimize.build as model_module
 from trnplan.costs import evaluate
 from trnplan.errors import InfeasibleError
 from trnplan.optimize import build_model, frontier, solve_objective

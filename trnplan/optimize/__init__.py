@@ -13,7 +13,8 @@ from trnplan.catalog import Catalog
 from trnplan.costs import Deployment
 from trnplan.errors import InfeasibleError, SolverError, UsageError, did_you_mean
 from trnplan.optimize import progress
-from trnplan.optimize.model import MONEY_SCALE, Model, build_model, set_objective
+from trnplan.optimize.build import build_model
+from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, SearchInterrupted
 from trnplan.optimize.solution import (
     AlternativeSolution,
@@ -34,7 +35,7 @@ MAX_DINKELBACH = 40
 def extract(model: Model) -> Decisions:
     """Round the integer values and read which options and scale-out switch each site uses; a phased model's
     decisions are its last period's, with every period's in `periods`."""
-    if model.periods:
+    if model.multi:
         per = tuple(_extract_sites(pm.sites) for pm in model.periods)
         return Decisions(per[-1].deployments, per[-1].scale_out, per)
     return _extract_sites(model.sites)
@@ -125,7 +126,7 @@ def _frontier_proof(
 
     import pulp
 
-    from trnplan.optimize.solve import highs_version
+    from trnplan.optimize.highs import version as highs_version
 
     began = time.perf_counter()
     proof = frontier.prove(model, start, time_limit)

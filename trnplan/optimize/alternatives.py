@@ -8,7 +8,8 @@ from typing import Any
 from trnplan.catalog import Catalog
 from trnplan.costs import objective_value, perf_of
 from trnplan.costs.phased import evaluate_decisions
-from trnplan.optimize.model import Model, build_model
+from trnplan.optimize.build import build_model
+from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solution import AlternativeSolution, Decisions, Termination
 

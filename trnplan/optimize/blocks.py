@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from trnplan.optimize.highs import new_highs
 from trnplan.optimize.model import Model, SiteModel
 
 
@@ -74,10 +75,10 @@ def site_blocks(model: Model) -> list[SiteBlock]:
     the scale-out switch types (the tiers may grow from period to period)."""
     blocks = []
     owner: dict[str, int] = {}
-    known = {v.name for v in model.prob.variables()} if model.periods else set()
+    known = {v.name for v in model.prob.variables()} if model.multi else set()
     for s, sm in enumerate(model.sites):
         modes: dict[Any, Any]
-        if model.periods:  # a variable no row mentions (a period's unused option) is left out
+        if model.multi:  # a variable no row mentions (a period's unused option) is left out
             columns = [v for pm in model.periods for v in site_variables(pm.sites[s]) if v.name in known]
             modes = {o: model.window[s][o] for o in sorted(model.window[s])}
             columns += list(modes.values())
@@ -109,20 +110,6 @@ def _place_row(blocks: list[SiteBlock], owner: dict[str, int], coupling: bool, c
         block = blocks[s]
         own = [(block.position[v.name], c) for v, c in terms if owner[v.name] == s]
         block.rows.append(Row(lo, hi, [i for i, _ in own], [c for _, c in own]))
-
-
-def new_highs() -> Any:
-    """A silent one-thread HiGHS (threads are per process: every instance must say 1)."""
-    import highspy
-
-    from trnplan.optimize.solve import silence_highs_banner
-
-    silence_highs_banner()
-    h = highspy.Highs()  # type: ignore[no-untyped-call]
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("random_seed", 0)
-    return h
 
 
 SMALL_MIP_OPTIONS: dict[str, bool | float] = {

@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-import pulp
-
-from trnplan.optimize.blocks import SiteBlock, block_highs, new_highs
+from trnplan.optimize.blocks import SiteBlock, block_highs
+from trnplan.optimize.highs import confirm_infeasible, new_highs
 from trnplan.optimize.model import Model
-from trnplan.optimize.solve import confirm_infeasible
 
 MAX_ROUNDS = 4
 PRICE_NODES = 2000
@@ -56,15 +54,6 @@ class Pricing:
     highs: Any
     cost: list[float]
     columns: list[Column] = field(default_factory=list)
-
-
-def full_highs(prob: pulp.LpProblem, *, mip: bool) -> Any:
-    """The whole PuLP model as a HiGHS model, built the way PuLP builds it (so var.index is its column)."""
-    solver = pulp.HiGHS(msg=False, threads=1, random_seed=0, mip=mip)
-    h = new_highs()
-    prob.solverModel = h
-    solver.buildSolverModel(prob)
-    return h
 
 
 def coupling_rows(model: Model, blocks: list[SiteBlock]) -> Coupling:
@@ -316,13 +305,12 @@ def _site_modes(pr: Pricing, s: int, coupling: Coupling, duals: list[float]) -> 
 
 
 def new_pricings(
-    blocks: list[SiteBlock], costs: list[float], coupling: Coupling, *, lean: bool = False
+    blocks: list[SiteBlock], costs: list[list[float]], coupling: Coupling, *, lean: bool = False
 ) -> list[Pricing]:
-    """Each site's pricing MILP, from the whole model's column costs (`var.index` order); `lean`: with
+    """Each site's pricing MILP, from its columns' costs in the whole model; `lean`: with
     `blocks.SMALL_MIP_OPTIONS`."""
     pricings = []
-    for s, block in enumerate(blocks):
-        cost = [float(costs[v.index]) for v in block.columns]
+    for s, (block, cost) in enumerate(zip(blocks, costs, strict=True)):
         pr = Pricing(block, block_highs(block, integer=True, lean=lean), cost)
         pr.highs.setOptionValue("mip_rel_gap", 1e-6)
         pr.highs.setOptionValue("mip_max_nodes", PRICE_NODES)

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from trnplan.optimize.blocks import SiteBlock, block_highs, site_blocks
+from trnplan.optimize.highs import confirm_infeasible
 from trnplan.optimize.model import Model, lin
-from trnplan.optimize.solve import confirm_infeasible
 
 MEASURES = ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops")
 

@@ -59,8 +59,8 @@ from fractions import Fraction
 from typing import Any
 
 from trnplan.optimize.columns import PRICE_THREADS
+from trnplan.optimize.highs import confirm_infeasible
 from trnplan.optimize.model import Model
-from trnplan.optimize.solve import confirm_infeasible
 from trnplan.optimize.start import Prices, Start, gap_of, reduced_cost_rows
 
 FRONTIER_MIN_SITES = 150
@@ -160,7 +160,7 @@ def _walk_all(walks: list[Walk], budget: Budget) -> bool:
     from concurrent.futures import ThreadPoolExecutor, wait
 
     from trnplan.optimize import progress
-    from trnplan.optimize.solve import PROGRESS_STEP_S
+    from trnplan.optimize.highs import PROGRESS_STEP_S
 
     pool = ThreadPoolExecutor(max_workers=PRICE_THREADS)
     try:
@@ -258,7 +258,7 @@ def applicable(model: Model, start: Start | None) -> float | None:
     prices = start.prices if start is not None else None
     if (
         prices is None
-        or model.periods
+        or model.multi
         or model.elastic
         or model.scenario.objective != "min_tco"
         or len(model.sites) < FRONTIER_MIN_SITES

@@ -46,7 +46,6 @@ from trnplan.optimize.columns import (
     Pricing,
     clip_duals,
     coupling_rows,
-    full_highs,
     generate,
     lagrangian_bound,
     margin_columns,
@@ -55,13 +54,14 @@ from trnplan.optimize.columns import (
     new_pricings,
     reduced_costs,
 )
+from trnplan.optimize.highs import HighsModel
 from trnplan.optimize.model import Model
 
 POLISH_NODES = 500
 
 def _polish(
     model: Model,
-    full: Any,
+    full: HighsModel,
     pricings: list[Pricing],
     chosen: list[Choice],
     fix: bool,
@@ -79,41 +79,43 @@ def _polish(
     (each site's purchases over the window) left a 10-site x 8-quarter start 0.12% dearer."""
     import highspy
 
-    integer = [v.index for v in model.prob.variables() if v.cat == pulp.LpInteger]
+    h, col = full.h, full.col
+    integer = [i for i, v in enumerate(full.columns) if v.cat == pulp.LpInteger]
     for i in integer:
-        full.changeColIntegrality(i, highspy.HighsVarType.kInteger)
+        h.changeColIntegrality(i, highspy.HighsVarType.kInteger)
     for pr, (mode, _plan) in zip(pricings, chosen, strict=True):
         for m, var in pr.block.modes.items():
             on = 1.0 if m == mode else 0.0
-            full.changeColBounds(var.index, on, on)
-    full.setOptionValue("mip_max_nodes", POLISH_NODES)
-    full.setOptionValue("mip_rel_gap", 0.0)
+            h.changeColBounds(col[var.name], on, on)
+    h.setOptionValue("mip_max_nodes", POLISH_NODES)
+    h.setOptionValue("mip_rel_gap", 0.0)
     fixed: list[tuple[int, float, float]] = []  # (column, its bounds before)
     if fix:
-        lp = full.getLp()
+        lp = h.getLp()
         kinds = set(integer)
         for pr, (_mode, plan) in zip(pricings, chosen, strict=True):
             for var, x in zip(pr.block.columns, plan.values if plan else [], strict=False):
-                if var.index in kinds:  # a count within HiGHS's integrality tolerance of a whole number
-                    fixed.append((var.index, lp.col_lower_[var.index], lp.col_upper_[var.index]))
-                    full.changeColBounds(var.index, float(round(x)), float(round(x)))
+                i = col[var.name]
+                if i in kinds:  # a count within HiGHS's integrality tolerance of a whole number
+                    fixed.append((i, lp.col_lower_[i], lp.col_upper_[i]))
+                    h.changeColBounds(i, float(round(x)), float(round(x)))
     if start is not None:
         import numpy as np
 
-        full.setSolution(len(start), np.arange(len(start), dtype=np.int32), np.array(start, dtype=float))
-    values = _run_polish(full)
+        h.setSolution(len(start), np.arange(len(start), dtype=np.int32), np.array(start, dtype=float))
+    values = _run_polish(h)
     for i, lower, upper in fixed:  # HiGHS drops its solution when the model changes: read it first
-        full.changeColBounds(i, lower, upper)
+        h.changeColBounds(i, lower, upper)
     if values is None and fixed:
-        values = _run_polish(full)
+        values = _run_polish(h)
     return values
 
 
-def _run_polish(full: Any) -> list[float] | None:
-    full.run()
-    if full.getInfo().primal_solution_status != 2:
+def _run_polish(h: Any) -> list[float] | None:
+    h.run()
+    if h.getInfo().primal_solution_status != 2:
         return None
-    return [float(x) for x in full.getSolution().col_value]
+    return [float(x) for x in h.getSolution().col_value]
 
 
 @dataclass
@@ -178,7 +180,7 @@ def gap_of(objective: float, bound: float) -> float:
 
 def _integer_plan(
     model: Model,
-    full: Any,
+    full: HighsModel,
     pricings: list[Pricing],
     coupling: Coupling,
     costs: list[float],
@@ -202,9 +204,9 @@ def _integer_plan(
         return None
     seen.append(key)
     if start is not None:  # HiGHS stops where its bound shows no plan beats the start's
-        full.setOptionValue("objective_bound", start[1])
+        full.h.setOptionValue("objective_bound", start[1])
     values = _polish(model, full, pricings, chosen, fix, start[0] if start else None)
-    full.setOptionValue("objective_bound", math.inf)
+    full.h.setOptionValue("objective_bound", math.inf)
     if values is None:
         return None
     return values, sum(c * x for c, x in zip(costs, values, strict=True))
@@ -217,17 +219,18 @@ def mip_start(model: Model) -> Start | None:
     if model.elastic or not model.sites:
         return None
     prob = model.prob
-    full = full_highs(prob, mip=False)
-    full.run()
-    if full.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    full = HighsModel(prob, mip=False)
+    full.h.run()
+    if full.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     blocks = site_blocks(model)
     coupling = coupling_rows(model, blocks)
-    dual = list(full.getSolution().row_dual)
-    index_of = {c.name: c.index for c in prob.constraints()}
+    dual = list(full.h.getSolution().row_dual)
+    index_of = {c.name: i for i, c in enumerate(prob.constraints())}
     duals = clip_duals(coupling, [float(dual[index_of[name]]) for name in coupling.names])
-    costs = list(full.getLp().col_cost_)
-    pricings = new_pricings(blocks, costs, coupling, lean=not model.periods)
+    costs = list(full.h.getLp().col_cost_)
+    site_costs = [[float(costs[full.col[v.name]]) for v in block.columns] for block in blocks]
+    pricings = new_pricings(blocks, site_costs, coupling, lean=not model.multi)
     duals = generate(pricings, coupling, duals)
     bounds = mode_columns(pricings, coupling, duals)
     complete = all(len(site) == len(pr.block.modes) + 1 for pr, site in zip(pricings, bounds, strict=True))
@@ -235,7 +238,7 @@ def mip_start(model: Model) -> Start | None:
     if complete:
         bound = lagrangian_bound(coupling, duals, [min(site.values()) for site in bounds])
     seen: list[Any] = []
-    fix = not model.periods
+    fix = not model.multi
     first = _integer_plan(model, full, pricings, coupling, costs, seen, fix)
     margin_columns(pricings, coupling, duals, bounds, math.inf if first is None else gap_of(first[1], bound))
     again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first)
@@ -243,7 +246,7 @@ def mip_start(model: Model) -> Start | None:
     if not plans:
         return None
     values, objective = min(plans, key=lambda p: p[1])
-    start = Start({v.name: values[v.index] for v in prob.variables()}, objective, bound)
+    start = Start({v.name: values[i] for i, v in enumerate(full.columns)}, objective, bound)
     if complete:
         gap = gap_of(objective, bound)
         start.fix_off = fix_off(pricings, bounds, gap)
