@@ -21,15 +21,10 @@ from trnplan.catalog import Catalog
 from trnplan.catalog.periods import catalog_at, periods_of, scenario_at, single_view
 from trnplan.costs import option_month, scale_out_switches
 from trnplan.optimize.constraints import (
-    define_availability,
-    define_cooling_fixed,
     define_demand,
-    define_fabric,
     define_money,
-    define_site_costs,
-    define_site_limits,
+    define_site,
     define_supply,
-    define_units,
     define_unlocks,
     define_window,
 )
@@ -92,13 +87,7 @@ def build_model(
         pm = PeriodModel(p, sub, sites)
         sub.sites = sites
         for sm in sites:
-            define_units(prob, sm)
-            define_fabric(prob, view, sm, out_switches, sub.scenario.fabric)
-            if multi:
-                define_availability(view, sm, p.start, when)
-            define_site_costs(view, sub.scenario, sm)
-            define_cooling_fixed(prob, view, sub.scenario, sm)
-            define_site_limits(prob, sub, sm)
+            define_site(prob, sub, sm, out_switches, (p.start, when) if multi else None)
         if not sub.scenario.demand.empty or (p is periods[-1] and not demanding):
             define_demand(prob, sub)
         model.periods.append(pm)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pulp
@@ -18,8 +19,8 @@ from trnplan.costs import (
     opex_usd_per_kw_year,
     tco_per_capex_usd,
 )
-from trnplan.optimize.model import Model, PeriodModel, SiteModel, Slack, lin
-from trnplan.optimize.network import define_fabric
+from trnplan.optimize.model import Model, PeriodModel, SiteModel, Slack, lin, name
+from trnplan.optimize.network import FabricTerms, define_fabric
 
 __all__ = [
     "add_capacity_row",
@@ -29,6 +30,7 @@ __all__ = [
     "define_fabric",
     "define_money",
     "define_site_costs",
+    "define_site",
     "define_site_limits",
     "define_supply",
     "define_units",
@@ -37,39 +39,64 @@ __all__ = [
 ]
 
 
-def define_units(prob: pulp.LpProblem, sm: SiteModel) -> None:
+def define_units(prob: pulp.LpProblem, sm: SiteModel) -> list[Any]:
     """n[s,i] in {0..U[s,i]}."""
-    sm.n = [
+    return [
         prob.add_variable(f"n_{sm.tag}_{i}", 0, sm.upper[i], pulp.LpInteger) for i in range(len(sm.options))
     ]
 
 
-def define_site_costs(catalog: Catalog, scenario: Scenario, sm: SiteModel) -> None:
-    """Compute IT kW by cooling, and capex of options and of the network's cooling."""
+@dataclass(frozen=True)
+class SiteCosts:
+    """A site's IT kW (compute alone; all of it by cooling) and the capex of its options and of the
+    network's kW (fit-out; plant and build too at an owned site)."""
+
+    compute_kw: list[tuple[Any, float]]
+    kw_by_cooling: dict[str, list[tuple[Any, float]]]
+    capex: list[tuple[Any, float]]
+
+
+def define_site_costs(
+    catalog: Catalog, scenario: Scenario, sm: SiteModel, n: list[Any], network_kw: list[tuple[Any, float]]
+) -> SiteCosts:
+    """IT kW by cooling of units n and of the network, and their capex."""
     fabric_q = scenario.fabric.cooling
     by_cooling: dict[str, list[tuple[Any, float]]] = defaultdict(list)
-    for v, o in zip(sm.n, sm.options, strict=True):
+    compute_kw: list[tuple[Any, float]] = []
+    capex: list[tuple[Any, float]] = []
+    for v, o in zip(n, sm.options, strict=True):
         by_cooling[o.cooling].append((v, o.it_kw))
-        sm.compute_kw.append((v, o.it_kw))
-        sm.capex.append((v, o.capex_usd))
-    by_cooling[fabric_q].extend(sm.network_kw)
-    per_kw = kw_capex_usd(catalog, sm.site, fabric_q)  # fit-out; plant and build too at an owned site
-    sm.capex.extend((v, c * per_kw) for v, c in sm.network_kw)
-    sm.kw_by_cooling = dict(by_cooling)
+        compute_kw.append((v, o.it_kw))
+        capex.append((v, o.capex_usd))
+    by_cooling[fabric_q].extend(network_kw)
+    per_kw = kw_capex_usd(catalog, sm.site, fabric_q)
+    capex.extend((v, c * per_kw) for v, c in network_kw)
+    return SiteCosts(compute_kw, dict(by_cooling), capex)
 
 
-def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scenario, sm: SiteModel) -> None:
-    """z[s,q] = 1 when cooling q serves any IT kW at s: compute kW <= site kW x z; fabric on => z."""
+def define_cooling_fixed(
+    prob: pulp.LpProblem,
+    catalog: Catalog,
+    scenario: Scenario,
+    sm: SiteModel,
+    n: list[Any],
+    fabric: FabricTerms,
+    kw_by_cooling: dict[str, list[tuple[Any, float]]],
+) -> tuple[dict[str, Any], list[tuple[Any, float]]]:
+    """z[s,q] = 1 when cooling q serves any IT kW at s: compute kW <= site kW x z; fabric on => z. Returns
+    z by cooling and their one-off capex."""
     site = catalog.sites[sm.site]
     fabric_q = scenario.fabric.cooling
+    cooling_on: dict[str, Any] = {}
+    capex: list[tuple[Any, float]] = []
     for q_index, q in enumerate(sorted(site.cooling_fixed_usd)):
         fixed = site.cooling_fixed_usd[q]
-        if not fixed or q not in sm.kw_by_cooling:
+        if not fixed or q not in kw_by_cooling:
             continue
         z = prob.add_variable(f"z_{sm.tag}_{q_index}", 0, 1, pulp.LpBinary)
-        sm.cooling_on[q] = z
-        sm.capex.append((z, fixed))
-        compute = [(v, o.it_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.cooling == q]
+        cooling_on[q] = z
+        capex.append((z, fixed))
+        compute = [(v, o.it_kw) for v, o in zip(n, sm.options, strict=True) if o.cooling == q]
         if compute:
             big_m = min(
                 site.it_power_kw,
@@ -77,31 +104,33 @@ def define_cooling_fixed(prob: pulp.LpProblem, catalog: Catalog, scenario: Scena
             )
             prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.tag}_{q_index}"
         if q == fabric_q:
-            _fabric_cooling_on(prob, catalog, sm, z, q_index)
+            _fabric_cooling_on(prob, catalog, sm.tag, fabric, z, q_index)
+    return cooling_on, capex
 
 
-def _fabric_cooling_on(prob: pulp.LpProblem, catalog: Catalog, sm: SiteModel, z: Any, q_index: int) -> None:
+def _fabric_cooling_on(
+    prob: pulp.LpProblem, catalog: Catalog, tag: str, fabric: FabricTerms, z: Any, q_index: int
+) -> None:
     """The fabric's cooling is used when the fabric draws any kW: a switch that draws power on => z; a
     fabric whose only power is optics or copper links (which copper can leave at 0 kW) => its kW <= M z."""
-    for (o, t), y in sorted(sm.y.items()):
+    for (o, t), y in sorted(fabric.y.items()):
         if catalog.switches[o].power_w > 0:
-            prob += (
-                lin([(y, 1), (z, -1)]) <= 0,
-                f"fabric_cooling_{sm.tag}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p"),
-            )
-    pairs = [(v, c) for v, c in sm.network_kw if c]  # copper ports K enter with a negative coefficient
+            prob += lin([(y, 1), (z, -1)]) <= 0, name("fabric_cooling", tag, q_index, o, t)
+    pairs = [(v, c) for v, c in fabric.network_kw if c]  # copper ports K enter with a negative coefficient
     positive = [(v, c) for v, c in pairs if c > 0]
     if positive and all(v.upBound is not None for v, _ in positive):
         big_m = sum(c * v.upBound for v, c in positive)
-        prob += lin(pairs + [(z, -big_m)]) <= 0, f"fabric_kw_on_{sm.tag}_{q_index}"
+        prob += lin(pairs + [(z, -big_m)]) <= 0, f"fabric_kw_on_{tag}_{q_index}"
     elif positive:  # no bound to scale the row by: any fabric on uses its cooling
-        for (o, t), y in sorted(sm.y.items()):
-            name = f"fabric_on_{sm.tag}_{q_index}_{o}_{t}".replace("-", "_").replace(".", "p")
-            prob += lin([(y, 1), (z, -1)]) <= 0, name
+        for (o, t), y in sorted(fabric.y.items()):
+            prob += lin([(y, 1), (z, -1)]) <= 0, name("fabric_on", tag, q_index, o, t)
 
 
-def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> None:
-    """IT kW <= it_power; IT kW x PUE <= grid; compute + network racks <= rack positions."""
+def define_site_limits(
+    prob: pulp.LpProblem, model: Model, sm: SiteModel, n: list[Any], fabric: FabricTerms, costs: SiteCosts
+) -> tuple[Any, list[tuple[Any, float]]]:
+    """IT kW <= it_power; IT kW x PUE <= grid; compute + network racks R <= rack positions. Returns R and
+    its capex."""
     catalog = model.catalog
     site = catalog.sites[sm.site]
     # R need not be integer: compute racks are whole and rack_positions is whole, so "compute racks + R <=
@@ -110,27 +139,26 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
     # Network racks that cost a rack kit are whole too (the plan pays for whole racks).
     rack_usd = model.scenario.fabric.rack_usd
     whole = model.elastic or rack_usd > 0
-    sm.racks = prob.add_variable(f"R_{sm.tag}", 0, None, pulp.LpInteger if whole else pulp.LpContinuous)
-    if rack_usd:
-        sm.capex.append((sm.racks, rack_usd))
-    ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(sm.switches.items())]
-    prob += lin([(sm.racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.tag}"
+    racks = prob.add_variable(f"R_{sm.tag}", 0, None, pulp.LpInteger if whole else pulp.LpContinuous)
+    capex = [(racks, rack_usd)] if rack_usd else []
+    ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(fabric.switches.items())]
+    prob += lin([(racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.tag}"
     # Network racks also hold their switches' power within the rack limit (fabric cooling, site).
     limit_kw = network_rack_limit_kw(catalog, model.scenario, sm.site)
     prob += (
-        lin([(sm.racks, limit_kw)] + [(v, -c) for v, c in sm.network_rack_kw]) >= 0,
+        lin([(racks, limit_kw)] + [(v, -c) for v, c in fabric.network_rack_kw]) >= 0,
         f"netrackkw_{sm.tag}",
     )
     rows: dict[str, tuple[list[tuple[Any, float]], float, str, str, float]] = {
         f"power_{sm.tag}": (
-            [(v, c / 1000) for v, c in sm.compute_kw + sm.network_kw],
+            [(v, c / 1000) for v, c in costs.compute_kw + fabric.network_kw],
             site.it_power_mw,
             f"{sm.when}{sm.site} IT power",
             "MW",
             1,
         ),
         f"positions_{sm.tag}": (
-            [(v, o.racks) for v, o in zip(sm.n, sm.options, strict=True)] + [(sm.racks, 1)],
+            [(v, o.racks) for v, o in zip(n, sm.options, strict=True)] + [(racks, 1)],
             site.rack_positions,
             f"{sm.when}{sm.site} rack positions",
             "positions",
@@ -138,12 +166,34 @@ def define_site_limits(prob: pulp.LpProblem, model: Model, sm: SiteModel) -> Non
         ),
     }
     if site.grid_power_mw is not None:
-        facility = [
-            (v, c * catalog.cooling[q].pue / 1000) for q, pairs in sm.kw_by_cooling.items() for v, c in pairs
-        ]
+        by_cooling = costs.kw_by_cooling.items()
+        facility = [(v, c * catalog.cooling[q].pue / 1000) for q, pairs in by_cooling for v, c in pairs]
         rows[f"grid_{sm.tag}"] = (facility, site.grid_power_mw, f"{sm.when}{sm.site} grid power", "MW", 1)
-    for name, (pairs, rhs, label, unit, per) in rows.items():
-        add_capacity_row(prob, model, name, pairs, rhs, label, unit, per)
+    for row, (pairs, rhs, label, unit, per) in rows.items():
+        add_capacity_row(prob, model, row, pairs, rhs, label, unit, per)
+    return racks, capex
+
+
+def define_site(
+    prob: pulp.LpProblem, model: Model, sm: SiteModel, out_switches: list[str], available: Any = None
+) -> None:
+    """Every row of one site in one period, its variables and money terms registered on `sm`; `available`
+    (a model with periods: the period's start month and each option's first month) holds what cannot yet
+    be bought at 0."""
+    catalog, scenario = model.catalog, model.scenario
+    n = define_units(prob, sm)
+    fabric = define_fabric(prob, catalog, sm, n, out_switches, scenario.fabric)
+    if available is not None:
+        define_availability(catalog, sm, n, fabric, *available)
+    costs = define_site_costs(catalog, scenario, sm, n, fabric.network_kw)
+    cooling_on, cooling_capex = define_cooling_fixed(
+        prob, catalog, scenario, sm, n, fabric, costs.kw_by_cooling
+    )
+    racks, rack_capex = define_site_limits(prob, model, sm, n, fabric, costs)
+    sm.n, sm.y, sm.ports, sm.switches, sm.optics = n, fabric.y, fabric.ports, fabric.switches, fabric.optics
+    sm.total, sm.extras, sm.cooling_on, sm.racks = fabric.total, fabric.extras, cooling_on, racks
+    sm.kw_by_cooling = costs.kw_by_cooling
+    sm.capex = fabric.capex + costs.capex + cooling_capex + rack_capex
 
 
 def add_capacity_row(
@@ -251,12 +301,19 @@ def define_money(prob: pulp.LpProblem, model: Model) -> None:
         model.coupling.append("budget_tco")
 
 
-def define_availability(catalog: Catalog, sm: SiteModel, month: str, when: Callable[[Option], str]) -> None:
+def define_availability(
+    catalog: Catalog,
+    sm: SiteModel,
+    n: list[Any],
+    fabric: FabricTerms,
+    month: str,
+    when: Callable[[Option], str],
+) -> None:
     """A period's units and fabric modes are held at 0 before they can be bought (`when`, a month)."""
-    for i, var in enumerate(sm.n):
+    for i, var in enumerate(n):
         if when(sm.options[i]) > month:
             var.upBound = 0
-    for (o, _t), y in sm.y.items():
+    for (o, _t), y in fabric.y.items():
         if (catalog.switches[o].available_from or "") > month:
             y.upBound = 0
 

@@ -43,6 +43,11 @@ def lin(pairs: Iterable[tuple[Any, float]], constant: float = 0.0) -> pulp.LpAff
     return expr
 
 
+def name(*parts: object, suffix: str = "") -> str:
+    """A variable's or row's name: its parts joined by "_" ("-" read as "_", "." as "p"), then `suffix`."""
+    return "_".join(str(part) for part in parts).replace("-", "_").replace(".", "p") + suffix
+
+
 @dataclass(frozen=True)
 class Slack:
     """Elastic mode: how far a capacity row was exceeded (or demand fell short), in the row's units."""
@@ -57,7 +62,9 @@ class Slack:
 
 @dataclass
 class SiteModel:
-    """One site's options and variables."""
+    """One site in one period: its options and bounds, then what `constraints.define_site` registers (its
+    variables, its capex terms and IT kW by cooling), read by the money rows, the extractor and the
+    acceleration."""
 
     site: str
     index: int
@@ -72,12 +79,9 @@ class SiteModel:
     racks: Any = None
     total: Any = None  # T[s]
     cooling_on: dict[str, Any] = field(default_factory=dict)
-    compute_kw: list[tuple[Any, float]] = field(default_factory=list)
-    network_kw: list[tuple[Any, float]] = field(default_factory=list)
-    network_rack_kw: list[tuple[Any, float]] = field(default_factory=list)  # switches + switch-side optics
     capex: list[tuple[Any, float]] = field(default_factory=list)
     kw_by_cooling: dict[str, list[tuple[Any, float]]] = field(default_factory=dict)
-    tag: str = ""  # what its rows and variables are named by: the index, and a period's tag in a phased model
+    tag: str = ""  # what its rows and variables are named by: the index, and a period's tag (multi)
     when: str = ""  # what its labels start with: "" or a period's "in 2026-07 "
     extras: list[Any] = field(default_factory=list)  # fabric extensions' variables: uplinks U, copper K
 

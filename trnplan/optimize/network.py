@@ -45,9 +45,26 @@ def fabric_tiers(
 
 
 @dataclass
+class FabricTerms:
+    """What `define_fabric` adds for one site: its variables (y, N, S, E, T and the extensions' U and K),
+    its kW (all of it; within the network racks) and capex terms."""
+
+    y: dict[tuple[str, int], Any] = field(default_factory=dict)
+    ports: dict[tuple[str, int], Any] = field(default_factory=dict)
+    switches: dict[str, Any] = field(default_factory=dict)
+    optics: dict[str, Any] = field(default_factory=dict)
+    total: Any = None  # T[s]
+    extras: list[Any] = field(default_factory=list)
+    network_kw: list[tuple[Any, float]] = field(default_factory=list)
+    network_rack_kw: list[tuple[Any, float]] = field(default_factory=list)  # switches + switch-side optics
+    capex: list[tuple[Any, float]] = field(default_factory=list)
+
+
+@dataclass
 class _FabricRows:
     """What each switch type adds to the site's fabric rows, gathered for the rows that sum over types."""
 
+    terms: FabricTerms
     tier_sum: list[tuple[Any, float]] = field(default_factory=list)
     port_cover: list[tuple[Any, float]] = field(default_factory=list)
     optics_split: list[tuple[Any, float]] = field(default_factory=list)
@@ -103,13 +120,13 @@ def _tier_variables(
         y = prob.add_variable(f"y_{sm.tag}_{o_index}_{t}", 0, 1, pulp.LpBinary)
         ports = prob.add_variable(f"N_{sm.tag}_{o_index}_{t}", 0, cap, port_cat)
         prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.tag}_{o_index}_{t}"
-        sm.y[(switch_id, t)] = y
-        sm.ports[(switch_id, t)] = ports
+        rows.terms.y[(switch_id, t)] = y
+        rows.terms.ports[(switch_id, t)] = ports
         y_o.append(y)
         n_terms.append((ports, t))
         if t > 1 and r != 1:
             up = _uplinks(prob, f"{sm.tag}_{o_index}_{t}", ports, cap, y, r)
-            sm.extras.append(up)
+            rows.terms.extras.append(up)
             up_terms.append((up, t))
         rows.port_cover.append((ports, port_gbps))
     return y_o, n_terms, up_terms
@@ -144,7 +161,7 @@ def define_switch_type(
     max_switches = math.ceil(max(switch_side_optics_per_port(t) for t in tiers) * max_ports / k)
     # Continuous: zero unless one of this switch's tiers is chosen, then equal to the integer T[s].
     s_var = prob.add_variable(f"S_{sm.tag}_{o_index}", 0, max_switches, pulp.LpContinuous)
-    sm.switches[o] = s_var
+    rows.terms.switches[o] = s_var
     prob += lin([(s_var, 1)] + [(y, -max_switches) for y in y_o]) <= 0, f"switch_on_{sm.tag}_{o_index}"
     rows.switch_count.append((s_var, 1))
     rows.max_count = max(rows.max_count, max_switches)
@@ -152,7 +169,7 @@ def define_switch_type(
     # Rack-side optics go with the switch that serves the ports: E_o <= (optics per port at most) x N_o.
     optics_per_port = max(o_.endpoint_optics * port_gbps / o_.scale_out_gbps for o_ in sm.options)
     e_var = prob.add_variable(f"E_{sm.tag}_{o_index}", 0, max_optics, pulp.LpContinuous)
-    sm.optics[o] = e_var
+    rows.terms.optics[o] = e_var
     prob += (
         lin([(e_var, 1)] + [(p, -optics_per_port) for p, _t in n_terms]) <= 0,
         f"optics_on_{sm.tag}_{o_index}",
@@ -162,31 +179,33 @@ def define_switch_type(
     switch_optics = port_pairs
     if any(o_.copper_links for o_ in sm.options):
         k_var = _copper_ports(prob, sm, o_index, n_terms, max_ports)
-        sm.extras.append(k_var)
+        rows.terms.extras.append(k_var)
         rows.copper_split.append((k_var, 1))
         switch_optics = [*port_pairs, (k_var, -1.0)]
     optic_pairs = switch_optics + [(e_var, 1)]
-    sm.network_rack_kw.append((s_var, sw.power_w / 1000))
-    sm.network_rack_kw.extend((v, c * sw.optic_w / 1000) for v, c in switch_optics)
-    sm.network_kw.append((s_var, sw.power_w / 1000))
-    sm.network_kw.extend((v, c * sw.optic_w / 1000) for v, c in optic_pairs)
-    sm.capex.append((s_var, sw.unit_usd))
-    sm.capex.extend((v, c * sw.optic_usd) for v, c in optic_pairs)
+    rows.terms.network_rack_kw.append((s_var, sw.power_w / 1000))
+    rows.terms.network_rack_kw.extend((v, c * sw.optic_w / 1000) for v, c in switch_optics)
+    rows.terms.network_kw.append((s_var, sw.power_w / 1000))
+    rows.terms.network_kw.extend((v, c * sw.optic_w / 1000) for v, c in optic_pairs)
+    rows.terms.capex.append((s_var, sw.unit_usd))
+    rows.terms.capex.extend((v, c * sw.optic_usd) for v, c in optic_pairs)
 
 
 def define_fabric(
     prob: pulp.LpProblem,
     catalog: Catalog,
     sm: SiteModel,
+    n: list[Any],
     out_switches: list[str],
     fabric: Fabric | None = None,
-) -> None:
-    """Ports cover the site's scale-out bandwidth; one switch type and tier; switches >= (2t-1) N / k;
-    copper links' power goes with the network."""
+) -> FabricTerms:
+    """Ports cover the site's scale-out bandwidth (units n); one switch type and tier; switches >= (2t-1)
+    N / k; copper links' power goes with the network."""
     fabric = fabric or Fabric()
     max_gbps, max_optics = max_fabric_load(catalog, sm)
-    units = lin([(v, 1) for v in sm.n])
-    rows = _FabricRows()
+    units = lin([(v, 1) for v in n])
+    terms = FabricTerms()
+    rows = _FabricRows(terms)
     for o_index, o in enumerate(out_switches):
         sw = catalog.switches[o]
         port_gbps = sw.port_gbps or 1.0
@@ -196,19 +215,20 @@ def define_fabric(
         tiers = fabric_tiers(sm, sw.radix, port_gbps, max_ports, fabric.oversubscription)
         if tiers:
             define_switch_type(prob, catalog, sm, o_index, o, tiers, max_ports, max_optics, rows, fabric)
-    sm.network_kw.extend((v, o.copper_kw) for v, o in zip(sm.n, sm.options, strict=True) if o.copper_kw)
+    terms.network_kw.extend((v, o.copper_kw) for v, o in zip(n, sm.options, strict=True) if o.copper_kw)
     if rows.copper_split:
-        copper = [(v, o.copper_links) for v, o in zip(sm.n, sm.options, strict=True) if o.copper_links]
+        copper = [(v, o.copper_links) for v, o in zip(n, sm.options, strict=True) if o.copper_links]
         prob += lin(rows.copper_split) - lin(copper) <= 0, f"copper_{sm.tag}"
     if rows.switch_count:
         # One switch type per site (one_fabric), so the one S[s,o] that may be non-zero is this integer.
         total = prob.add_variable(f"T_{sm.tag}", 0, rows.max_count, pulp.LpInteger)
-        sm.total = total
+        terms.total = total
         prob += lin(rows.switch_count + [(total, -1)]) == 0, f"switch_count_{sm.tag}"
     prob += lin(rows.tier_sum) <= 1, f"one_fabric_{sm.tag}"
     prob += lin(rows.tier_sum) - units <= 0, f"fabric_if_used_{sm.tag}"
     ref = min((c for _, c in rows.port_cover), default=1.0)  # Gb/s of the smallest port: coefficients near 1
-    gbps = [(v, o.scale_out_gbps / ref) for v, o in zip(sm.n, sm.options, strict=True)]
+    gbps = [(v, o.scale_out_gbps / ref) for v, o in zip(n, sm.options, strict=True)]
     prob += lin([(p, c / ref) for p, c in rows.port_cover]) - lin(gbps) >= 0, f"ports_{sm.tag}"
-    eo = [(v, o.endpoint_optics) for v, o in zip(sm.n, sm.options, strict=True)]
+    eo = [(v, o.endpoint_optics) for v, o in zip(n, sm.options, strict=True)]
     prob += lin(rows.optics_split) - lin(eo) == 0, f"optics_{sm.tag}"
+    return terms
