@@ -5,7 +5,8 @@
     python bench/scale.py --catalog DIR --key scale_first_catalog   # chips, forms, switches from DIR
     python bench/scale.py --sizes 200 --seeds 1 --old-max-sites 0 --highs-seeds 0,1,2 --out -
     python bench/scale.py --sizes 50,200 --seeds 0 --old-max-sites 0 --also search,program --out -
-    python bench/scale.py --sizes 25,50 --old-max-sites 0 --set optimize.columns.MAX_ROUNDS=2 --out -
+    python bench/scale.py --sizes 25,50 --old-max-sites 0 \
+        --set optimize.accelerate.columns.MAX_ROUNDS=2 --out -
 
 For each size and seed, in fresh processes one after the other on the same generated portfolio
 (trnplan/testkit/portfolio.py): the first version's model (`build_model(cuts=False, start=False)`) and
@@ -19,12 +20,12 @@ over the proven sizes). With `--highs-seeds`, today's model is
 solved again with each other HiGHS random seed (`trnplan.optimize.highs.HIGHS_SEED`; trnplan itself
 always uses 0): the same model, start and optimum, another search, to show how much of a proof's time
 is the search's luck; the targets are judged on seed 0, what `trnplan optimize` runs. The "frontier
-program" column says whether `trnplan.optimize.frontier` proved the portfolio (from 150 sites) or HiGHS's
-search did; `--also search,program` adds today's model with the program off and with it forced at any
-size (no MILP budget); each `--set trnplan.MODULE.NAME=VALUE[;...]` (repeatable; the `trnplan.` may be
-left off) adds today's model with those module constants changed (the start's rounds and node limits,
-for example), as "set 1", "set 2", ... Merges its results into bench/results.json under "scale".
-Timings are never asserted in tests.
+program" column says whether `trnplan.optimize.accelerate.frontier` proved the portfolio (from 150
+sites) or HiGHS's search did; `--also search,program` adds today's model with the program off and with
+it forced at any size (no MILP budget); each `--set trnplan.MODULE.NAME=VALUE[;...]` (repeatable; the
+`trnplan.` may be left off) adds today's model with those module constants changed (the start's rounds
+and node limits, for example), as "set 1", "set 2", ... Merges its results into bench/results.json
+under "scale". Timings are never asserted in tests.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ SET_ENV = "TRNPLAN_BENCH_SET"  # how `--set` reaches a worker
 
 
 def parse_sets(text: str) -> list[tuple[str, str, Any]]:
-    """`optimize.columns.MAX_ROUNDS=2;...` as (module, constant, value); values are Python literals."""
+    """`optimize.accelerate.columns.MAX_ROUNDS=2;...` as (module, constant, value); values are Python
+    literals."""
     import ast
 
     out = []
@@ -99,7 +101,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         highs_module = importlib.import_module("trnplan.optimize.highs")
         variant, highs_seed = variant.split("@")
         highs_module.HIGHS_SEED = int(highs_seed)
-    from trnplan.optimize import frontier
+    from trnplan.optimize.accelerate import frontier
 
     if "!" in variant:  # "new!search": HiGHS's search only; "new!program": the frontier program forced
         variant, mode = variant.split("!")
@@ -157,7 +159,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
 
 def _program(proofs: list[Any]) -> str:
     """What the frontier program did: not tried (-), no proof (HiGHS's search followed), or proved."""
-    from trnplan.optimize import frontier
+    from trnplan.optimize.accelerate import frontier
 
     if not proofs:
         return "-"

@@ -13,6 +13,7 @@ from trnplan.catalog import Catalog
 from trnplan.costs import Deployment
 from trnplan.errors import InfeasibleError, SolverError, UsageError, did_you_mean
 from trnplan.optimize import progress
+from trnplan.optimize.accelerate import accelerate, tightened
 from trnplan.optimize.build import build_model
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, SearchInterrupted
@@ -25,7 +26,6 @@ from trnplan.optimize.solution import (
     Termination,
 )
 from trnplan.optimize.solve import check_solver_available, solve
-from trnplan.optimize.start import Start, mip_start, tightened
 
 __all__ = ["optimize", "SolveStatus", "build_model", "solve"]
 
@@ -79,10 +79,10 @@ def solve_objective(
         set_objective(model, kind)
         if deadline.expired:
             return out_of_time(solver), None, 0
-        start, limit = _mip_start(model, solver, deadline.remaining())
-        proven, limit = _frontier_proof(model, start, limit)
-        if proven is not None:
-            return proven, extract(model), 1
+        fast = accelerate(model, solver, deadline.remaining())
+        if fast.proof is not None:
+            return fast.proof, extract(model), 1
+        start, limit = fast.start, fast.time_limit
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
         with progress.reading(scale, unit), tightened(start):
             if start is None:
@@ -97,53 +97,6 @@ def out_of_time(solver: str) -> SolveResult:
     """What a solve that had no time left gives: no solution, stopped at the time limit."""
     return SolveResult(SolveStatus.NO_SOLUTION, "HiGHS" if solver == "highs" else "CBC", "", None, None,
                        Termination.TIME_LIMIT)
-
-
-def _mip_start(model: Model, solver: str, time_limit: float | None) -> tuple[Start | None, float | None]:
-    """The primal heuristic's plan for HiGHS (issue 17), and the time limit left after it."""
-    if not model.use_start or solver != "highs":
-        return None, time_limit
-    import time
-
-    began = time.perf_counter()
-    start = mip_start(model)
-    if time_limit is not None:
-        time_limit = max(0.1, time_limit - (time.perf_counter() - began))
-    return start, time_limit
-
-
-def _frontier_proof(
-    model: Model, start: Start | None, time_limit: float | None
-) -> tuple[SolveResult | None, float | None]:
-    """The exact program over the sites' frontiers (`trnplan.optimize.frontier`, large single-demand
-    portfolios): its proven optimum with the model's variables set to its plan, or None and the time
-    limit left for HiGHS's search."""
-    from trnplan.optimize import frontier
-
-    if frontier.applicable(model, start) is None:
-        return None, time_limit
-    import time
-
-    import pulp
-
-    from trnplan.optimize.highs import version as highs_version
-
-    began = time.perf_counter()
-    proof = frontier.prove(model, start, time_limit)
-    if time_limit is not None:
-        time_limit = max(0.1, time_limit - (time.perf_counter() - began))
-    if proof is None and not (progress.interrupted() and start is not None):
-        return None, time_limit
-    # proven, or Ctrl-C in a session that keeps the best plan: the start, unproven
-    values = proof.values if proof is not None else start.values if start is not None else {}
-    for v in model.prob.variables():
-        v.varValue = values[v.name]
-    objective, version = pulp.value(model.prob.objective), highs_version()
-    if proof is not None:
-        return SolveResult(SolveStatus.OPTIMAL, "HiGHS", version, 0.0, objective, Termination.OPTIMAL), None
-    assert start is not None
-    gap = (start.objective - start.bound) / max(abs(start.objective), 1e-12)
-    return SolveResult(SolveStatus.FEASIBLE, "HiGHS", version, gap, objective, Termination.INTERRUPT), None
 
 
 def _dinkelbach(

@@ -20,6 +20,7 @@ import pulp
 from trnplan.catalog import Catalog
 from trnplan.catalog.periods import catalog_at, periods_of, scenario_at, single_view
 from trnplan.costs import option_month, scale_out_switches
+from trnplan.optimize.accelerate import add_capacity_cuts
 from trnplan.optimize.constraints import (
     define_demand,
     define_money,
@@ -28,7 +29,6 @@ from trnplan.optimize.constraints import (
     define_unlocks,
     define_window,
 )
-from trnplan.optimize.cuts import add_capacity_cuts
 from trnplan.optimize.model import Model, PeriodModel, SiteModel, lin
 from trnplan.optimize.options import prepare_sites, widest_view
 

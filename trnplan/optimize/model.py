@@ -107,7 +107,7 @@ class Model:
     slacks: dict[str, Slack] = field(default_factory=dict)
     unlocks: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name -> (binary, reason)
     coupling: list[str] = field(default_factory=list)  # rows across sites: demand, supply, budgets
-    use_start: bool = False  # solve with a MIP start from `trnplan.optimize.start`
+    use_start: bool = False  # solve with a MIP start from `trnplan.optimize.accelerate.start`
     tag: str = ""  # suffix of the scenario-wide rows' names: a period's "_p1" in a model with periods
     when: str = ""  # prefix of their labels: a period's "in 2026-07 "
     multi: bool = False  # the scenario has periods: installed units grow, one switch type over the window

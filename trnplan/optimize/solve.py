@@ -102,7 +102,7 @@ def solve(
     `start` (variable name -> value, HiGHS only) is a MIP start: HiGHS checks it and searches from it;
     it changes how soon the proof comes, never what is proven. `bounds` (HiGHS only) are extra rows for
     this solve alone, added to HiGHS's copy of the model (the PuLP problem is not changed): the caller
-    vouches that they keep every optimum (`trnplan.optimize.start`'s reduced-cost rows)."""
+    vouches that they keep every optimum (`trnplan.optimize.accelerate.start`'s reduced-cost rows)."""
     check_solver_available(solver)
     if solver == "highs":
         result = _solve_highs(prob, time_limit, start, bounds or [])

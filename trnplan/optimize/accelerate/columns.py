@@ -1,4 +1,4 @@
-"""Column generation over the site blocks, for `trnplan.optimize.start`: each site's pricing MILP at
+"""Column generation over the site blocks, for `start`: each site's pricing MILP at
 the coupling rows' duals, its plans as the columns of a restricted master (an LP for new duals, a MILP
 for a plan that meets the coupling rows), and the Lagrangian bound the pricing MILPs prove.
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from trnplan.optimize.blocks import SiteBlock, block_highs
+from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs
 from trnplan.optimize.highs import confirm_infeasible, new_highs
 from trnplan.optimize.model import Model
 

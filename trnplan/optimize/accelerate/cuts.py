@@ -3,7 +3,7 @@
 The LP relaxation mixes a fraction of a cheap small fabric mode's binary with a large one's, so it prices
 big sites too cheaply. For each site s, each fabric mode m = (scale-out switch o, tiers t) and each
 measure q (FP8 PFLOPs always; chips and HBM TB when demanded), a small LP over the site's own rows
-(`trnplan.optimize.blocks`) with y[s,m] = 1 and every other mode off gives W[s,m,q], the most of q the
+(`blocks`) with y[s,m] = 1 and every other mode off gives W[s,m,q], the most of q the
 site can hold in mode m; W0[s,q] is the same with no mode on. One row per site and measure:
 
     sum_i q_i n[s,i] <= W0[s,q] + sum_m (W[s,m,q] - W0[s,q]) y[s,m]
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trnplan.optimize.blocks import SiteBlock, block_highs, site_blocks
+from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs, site_blocks
 from trnplan.optimize.highs import confirm_infeasible
 from trnplan.optimize.model import Model, lin
 

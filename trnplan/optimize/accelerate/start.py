@@ -4,7 +4,7 @@ optimum. It never decides what is optimal.
 Sites couple only through a few rows (demand, supply caps, budgets; `Model.coupling`), so:
 
 1. Duals of those rows from the LP relaxation of the whole model (capacity cuts included).
-2. Column generation: each site's own MILP (`trnplan.optimize.blocks`; a phased model's site over the
+2. Column generation: each site's own MILP (`blocks`; a phased model's site over the
    whole window) priced by the duals gives that site's best plan at those prices; the plans found so far
    are the columns of a restricted master LP (one "pick one plan" row per site, the coupling rows, an
    artificial shortfall with a large cost so it is never infeasible), re-solved for new duals. A few
@@ -24,7 +24,7 @@ Sites couple only through a few rows (demand, supply caps, budgets; `Model.coupl
 
 HiGHS checks a start's feasibility itself and proves optimality from scratch, so a start changes how
 fast the proof comes, never what is proven. Every solve here runs on one thread with a fixed seed and
-node (not time) limits, and the column generation (`trnplan.optimize.columns`) takes its sites' results
+node (not time) limits, and the column generation (`columns`) takes its sites' results
 in site order whatever its threads do, so the start, and the search that follows it, are the same on
 every run.
 """
@@ -39,8 +39,8 @@ from typing import Any
 
 import pulp
 
-from trnplan.optimize.blocks import site_blocks
-from trnplan.optimize.columns import (
+from trnplan.optimize.accelerate.blocks import site_blocks
+from trnplan.optimize.accelerate.columns import (
     Column,
     Coupling,
     Pricing,

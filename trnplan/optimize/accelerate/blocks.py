@@ -6,7 +6,7 @@ onto the site (the other sites' terms dropped: valid because every variable is >
 have non-negative coefficients). Any plan of the whole model restricted to the site is feasible for the
 block, so what a block's LP or MILP proves about the site holds in the whole model.
 
-Used by `trnplan.optimize.cuts` (capacity LPs) and `trnplan.optimize.start` (pricing MILPs).
+Used by `cuts` (capacity LPs) and `start` (pricing MILPs).
 """
 
 from __future__ import annotations

@@ -58,10 +58,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from trnplan.optimize.columns import PRICE_THREADS
+from trnplan.optimize.accelerate.columns import PRICE_THREADS
+from trnplan.optimize.accelerate.start import Prices, Start, gap_of, reduced_cost_rows
 from trnplan.optimize.highs import confirm_infeasible
 from trnplan.optimize.model import Model
-from trnplan.optimize.start import Prices, Start, gap_of, reduced_cost_rows
 
 FRONTIER_MIN_SITES = 150
 WALK_MILPS_PER_SITE = 60
@@ -123,7 +123,7 @@ def _walks(prices: Prices, start: Start, q: float, window: float) -> list[Walk]:
     import highspy
     import numpy as np
 
-    from trnplan.optimize.blocks import block_highs
+    from trnplan.optimize.accelerate.blocks import block_highs
 
     owner = {v.name: s for s, pr in enumerate(prices.pricings) for v in pr.block.columns}
     rows: dict[int, list[tuple[list[tuple[str, float]], float]]] = {}
