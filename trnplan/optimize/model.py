@@ -11,11 +11,9 @@ Variables, per site s:
   R[s]      network racks: continuous (integer in elastic mode); z[s,q] binary: cooling q used (only where
             it has a one-off cost)
 
-Why few wide integers: at the root, HiGHS keeps up to 1,024 "lurking" reduced-cost bounds per general
-integer column with a wide domain, at a cost quadratic in their number (HighsRedcostFixing::addRootRedcost,
-82% of the root time of a 50-site portfolio before). Integer variables that the model does not need are
-therefore continuous where integrality is implied: S[s,o] (through T[s]) and R[s] (through the integer
-rack positions row).
+Few wide integers: HiGHS's root work grows quadratically with the reduced-cost bounds it keeps per wide
+general integer column (bench/README.md), so variables whose integrality is implied are continuous:
+S[s,o] (through T[s]) and R[s] (through the integer rack positions row).
 Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
 """
 

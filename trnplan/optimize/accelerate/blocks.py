@@ -121,12 +121,10 @@ SMALL_MIP_OPTIONS: dict[str, bool | float] = {
     "mip_heuristic_run_root_reduced_cost": False,
     "mip_heuristic_effort": 0.0,
 }
-"""A site's block as a MILP is small (at 200 sites about 45 columns, 40 rows, 20 integers) and solved
-thousands of times (pricing, `optimize.frontier`'s walk), nearly always at the root: there HiGHS's
-whole-model machinery (restarts, symmetry detection, its primal heuristics) costs more than it finds.
-Without it the 200-site seed-1 walk took 82 thread-seconds instead of 114 with the same breakpoints, and
-the start's pricing 7 s instead of 19 (bench/README.md). What a MILP proves does not depend on them. A
-phased model's window-long blocks keep HiGHS's defaults: there the start took as long either way."""
+"""A site's block as a MILP is small and solved thousands of times (pricing, `frontier`'s walk), nearly
+always at the root, where HiGHS's whole-model machinery (restarts, symmetry detection, its primal
+heuristics) costs more than it finds (bench/README.md). What a MILP proves does not depend on them. A
+model with periods keeps HiGHS's defaults for its window-long blocks."""
 
 
 def block_highs(block: SiteBlock, *, integer: bool, lean: bool = False) -> Any:

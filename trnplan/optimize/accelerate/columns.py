@@ -97,8 +97,8 @@ def _price(
     """Solve the site's MILP at the duals: (a lower bound on its reduced cost, its best plan or [] when it
     found none); an infeasible site gives (inf, []); None when the MILP ends with no bound to trust.
 
-    The MILP stops at PRICE_NODES nodes (a near-tie at some duals took one 200-site run 36 s and 370,000
-    nodes); its dual bound is still a valid lower bound, and its incumbent still a plan of the site."""
+    The MILP stops at PRICE_NODES nodes (near-ties at some duals can take a long search); its dual bound
+    is still a valid lower bound, and its incumbent still a plan of the site."""
     import highspy
     import numpy as np
 
@@ -257,9 +257,8 @@ def margin_columns(
 ) -> None:
     """In every mode that can hold a plan no dearer than the first start (its bound within `gap` of the
     site's best), the best plans at higher prices: the fills an integer plan needs at the margin (without
-    them a 25-site portfolio's start came out 0.23% dearer and its proof 5x slower). A mode further off
-    is fixed off anyway, so its columns could only make the master choose a plan dearer than that start:
-    at 200 sites, about half the modes."""
+    them starts come out dearer and proofs slower; bench/README.md). A mode further off is fixed off
+    anyway, so its columns could only make the master choose a plan dearer than that start."""
 
     def work(pr: Pricing, s: int) -> None:
         best = min(bounds[s].values(), default=math.inf)

@@ -71,12 +71,11 @@ def _polish(
     from `start` when given.
 
     With `fix`, a site the master gave one plan whole also has its integer counts fixed to that plan's,
-    so only the sites it mixed plans at are searched: at 200 sites that MILP takes well under a second,
-    against 8 s with every site's counts free (HiGHS's root work on the whole model); if it finds no
-    plan, the counts are freed again and only the modes stay fixed. `mip_start` polishes a single-period
-    model that way first (the plan whose gap prunes the twice-the-duals columns), then with the counts
-    free from that plan. A phased model is polished with its counts free only: there the fixed plans
-    (each site's purchases over the window) left a 10-site x 8-quarter start 0.12% dearer."""
+    so only the sites it mixed plans at are searched (much faster at scale); if that finds no plan, the
+    counts are freed again and only the modes stay fixed. `mip_start` polishes a single-period model that
+    way first (the plan whose gap prunes the twice-the-duals columns), then with the counts free from
+    that plan. A model with periods is polished with its counts free only (fixed purchases over the
+    window gave dearer starts; bench/README.md)."""
     import highspy
 
     h, col = full.h, full.col
@@ -193,8 +192,7 @@ def _integer_plan(
     give the same plan again).
 
     From a `start` (its values and objective) the polish looks only for plans that beat it (HiGHS's
-    `objective_bound`): at 200 sites the polish from the first plan took 5-11 s and on two of four
-    generated portfolios ended dearer than it; with the bound HiGHS stops there in under a second."""
+    `objective_bound`), which stops it early where none does."""
     h, index = master(pricings, coupling, integer=True)
     if h.getInfo().primal_solution_status != 2:
         return None
