@@ -18,7 +18,7 @@ from typing import Any
 import pulp
 
 from trnplan.catalog import Catalog
-from trnplan.catalog.periods import catalog_at, periods_of, scenario_at, single_view
+from trnplan.catalog.periods import Period, catalog_at, periods_of, scenario_at, single_view
 from trnplan.costs import option_month, scale_out_switches
 from trnplan.optimize.accelerate import add_capacity_cuts
 from trnplan.optimize.constraints import (
@@ -54,12 +54,7 @@ def build_model(
     scenario = catalog.scenarios[scenario_id]
     multi = scenario.periods is not None
     periods = periods_of(scenario)
-    if multi:
-        views = [catalog_at(catalog, scenario_id, p.start, scenario_at(scenario, p)) for p in periods]
-        wide = widest_view(catalog, scenario_id, views)
-    else:
-        views = [single_view(catalog, scenario_id)]
-        wide = views[0]
+    views, wide = period_views(catalog, scenario_id, periods)
     wide_scenario = wide.scenarios[scenario_id]
 
     def when(opt: Any) -> str:
@@ -76,20 +71,11 @@ def build_model(
     )
     demanding = any(not v.scenarios[scenario_id].demand.empty for v in views)
     for p, view in zip(periods, views, strict=True):
-        tag, label = (f"_{p.tag}", f"in {p.start} ") if multi else ("", "")
-        sub = replace(model, catalog=view, scenario=view.scenarios[scenario_id], sites=[], periods=[],
-                      tag=tag, when=label, multi=False)
-        sites = [
-            SiteModel(b.site, b.index, b.options, b.blocked, b.upper,
-                      tag=f"{b.index}{p.tag}" if multi else "", when=label)
-            for b in base
-        ]
-        pm = PeriodModel(p, sub, sites)
-        sub.sites = sites
-        for sm in sites:
-            define_site(prob, sub, sm, out_switches, (p.start, when) if multi else None)
-        if not sub.scenario.demand.empty or (p is periods[-1] and not demanding):
-            define_demand(prob, sub)
+        pm = _period(model, p, view, base)
+        for sm in pm.sites:
+            define_site(prob, pm.model, sm, out_switches, (p.start, when) if multi else None)
+        if not pm.model.scenario.demand.empty or (p is periods[-1] and not demanding):
+            define_demand(prob, pm.model)
         model.periods.append(pm)
     if multi:
         model.window = define_window(prob, model.periods, out_switches)
@@ -103,3 +89,27 @@ def build_model(
             add_capacity_cuts(pm.model)
     model.use_start = not elastic and (len(model.sites) >= START_MIN_SITES if start is None else start)
     return model
+
+
+def period_views(catalog: Catalog, scenario_id: str, periods: list[Period]) -> tuple[list[Catalog], Catalog]:
+    """Each period's single-period view of the catalog, and the widest of them (the options' view)."""
+    scenario = catalog.scenarios[scenario_id]
+    if scenario.periods is None:
+        view = single_view(catalog, scenario_id)
+        return [view], view
+    views = [catalog_at(catalog, scenario_id, p.start, scenario_at(scenario, p)) for p in periods]
+    return views, widest_view(catalog, scenario_id, views)
+
+
+def _period(model: Model, p: Period, view: Catalog, base: list[SiteModel]) -> PeriodModel:
+    """One period's view of the model (sharing its problem, slacks and coupling rows) and site models,
+    named by the period's tag when the model has periods."""
+    tag, label = (f"_{p.tag}", f"in {p.start} ") if model.multi else ("", "")
+    sub = replace(model, catalog=view, scenario=view.scenarios[model.scenario_id], sites=[], periods=[],
+                  tag=tag, when=label, multi=False)
+    sub.sites = [
+        SiteModel(b.site, b.index, b.options, b.blocked, b.upper,
+                  tag=f"{b.index}{p.tag}" if model.multi else "", when=label)
+        for b in base
+    ]
+    return PeriodModel(p, sub, sub.sites)

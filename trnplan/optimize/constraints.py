@@ -41,9 +41,7 @@ __all__ = [
 
 def define_units(prob: pulp.LpProblem, sm: SiteModel) -> list[Any]:
     """n[s,i] in {0..U[s,i]}."""
-    return [
-        prob.add_variable(f"n_{sm.tag}_{i}", 0, sm.upper[i], pulp.LpInteger) for i in range(len(sm.options))
-    ]
+    return [prob.add_variable(name("n", sm.tag, i), 0, u, pulp.LpInteger) for i, u in enumerate(sm.upper)]
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ def define_cooling_fixed(
         fixed = site.cooling_fixed_usd[q]
         if not fixed or q not in kw_by_cooling:
             continue
-        z = prob.add_variable(f"z_{sm.tag}_{q_index}", 0, 1, pulp.LpBinary)
+        z = prob.add_variable(name("z", sm.tag, q_index), 0, 1, pulp.LpBinary)
         cooling_on[q] = z
         capex.append((z, fixed))
         compute = [(v, o.it_kw) for v, o in zip(n, sm.options, strict=True) if o.cooling == q]
@@ -102,7 +100,7 @@ def define_cooling_fixed(
                 site.it_power_kw,
                 sum(u * o.it_kw for u, o in zip(sm.upper, sm.options, strict=True) if o.cooling == q),
             )
-            prob += lin(compute + [(z, -big_m)]) <= 0, f"cooling_on_{sm.tag}_{q_index}"
+            prob += lin(compute + [(z, -big_m)]) <= 0, name("cooling_on", sm.tag, q_index)
         if q == fabric_q:
             _fabric_cooling_on(prob, catalog, sm.tag, fabric, z, q_index)
     return cooling_on, capex
@@ -120,7 +118,7 @@ def _fabric_cooling_on(
     positive = [(v, c) for v, c in pairs if c > 0]
     if positive and all(v.upBound is not None for v, _ in positive):
         big_m = sum(c * v.upBound for v, c in positive)
-        prob += lin(pairs + [(z, -big_m)]) <= 0, f"fabric_kw_on_{tag}_{q_index}"
+        prob += lin(pairs + [(z, -big_m)]) <= 0, name("fabric_kw_on", tag, q_index)
     elif positive:  # no bound to scale the row by: any fabric on uses its cooling
         for (o, t), y in sorted(fabric.y.items()):
             prob += lin([(y, 1), (z, -1)]) <= 0, name("fabric_on", tag, q_index, o, t)
@@ -139,25 +137,25 @@ def define_site_limits(
     # Network racks that cost a rack kit are whole too (the plan pays for whole racks).
     rack_usd = model.scenario.fabric.rack_usd
     whole = model.elastic or rack_usd > 0
-    racks = prob.add_variable(f"R_{sm.tag}", 0, None, pulp.LpInteger if whole else pulp.LpContinuous)
+    racks = prob.add_variable(name("R", sm.tag), 0, None, pulp.LpInteger if whole else pulp.LpContinuous)
     capex = [(racks, rack_usd)] if rack_usd else []
     ru = [(s, catalog.switches[o].rack_units or 1) for o, s in sorted(fabric.switches.items())]
-    prob += lin([(racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, f"netracks_{sm.tag}"
+    prob += lin([(racks, RACK_UNITS_PER_RACK)] + [(s, -u) for s, u in ru]) >= 0, name("netracks", sm.tag)
     # Network racks also hold their switches' power within the rack limit (fabric cooling, site).
     limit_kw = network_rack_limit_kw(catalog, model.scenario, sm.site)
     prob += (
         lin([(racks, limit_kw)] + [(v, -c) for v, c in fabric.network_rack_kw]) >= 0,
-        f"netrackkw_{sm.tag}",
+        name("netrackkw", sm.tag),
     )
     rows: dict[str, tuple[list[tuple[Any, float]], float, str, str, float]] = {
-        f"power_{sm.tag}": (
+        name("power", sm.tag): (
             [(v, c / 1000) for v, c in costs.compute_kw + fabric.network_kw],
             site.it_power_mw,
             f"{sm.when}{sm.site} IT power",
             "MW",
             1,
         ),
-        f"positions_{sm.tag}": (
+        name("positions", sm.tag): (
             [(v, o.racks) for v, o in zip(n, sm.options, strict=True)] + [(racks, 1)],
             site.rack_positions,
             f"{sm.when}{sm.site} rack positions",
@@ -168,7 +166,7 @@ def define_site_limits(
     if site.grid_power_mw is not None:
         by_cooling = costs.kw_by_cooling.items()
         facility = [(v, c * catalog.cooling[q].pue / 1000) for q, pairs in by_cooling for v, c in pairs]
-        rows[f"grid_{sm.tag}"] = (facility, site.grid_power_mw, f"{sm.when}{sm.site} grid power", "MW", 1)
+        rows[name("grid", sm.tag)] = (facility, site.grid_power_mw, f"{sm.when}{sm.site} grid power", "MW", 1)
     for row, (pairs, rhs, label, unit, per) in rows.items():
         add_capacity_row(prob, model, row, pairs, rhs, label, unit, per)
     return racks, capex
@@ -199,7 +197,7 @@ def define_site(
 def add_capacity_row(
     prob: pulp.LpProblem,
     model: Model,
-    name: str,
+    row: str,
     pairs: list[tuple[Any, float]],
     rhs: float,
     label: str,
@@ -209,10 +207,10 @@ def add_capacity_row(
     """sum(pairs) <= rhs; in elastic mode with a slack priced relative to the limit."""
     expr = lin(pairs)
     if model.elastic:
-        slack = prob.add_variable(f"slack_{name}", 0, None, pulp.LpContinuous)
-        model.slacks[name] = Slack(slack, label, unit, per, rhs)
+        slack = prob.add_variable(name("slack", row), 0, None, pulp.LpContinuous)
+        model.slacks[row] = Slack(slack, label, unit, per, rhs)
         expr = expr - slack
-    prob += expr <= rhs, name
+    prob += expr <= rhs, row
 
 
 def define_demand(prob: pulp.LpProblem, model: Model) -> None:
@@ -233,18 +231,19 @@ def define_demand(prob: pulp.LpProblem, model: Model) -> None:
             continue
         expr = lin(pairs)
         if model.elastic:
-            short = prob.add_variable(f"short_{key}{model.tag}", 0, None, pulp.LpContinuous)
+            short = prob.add_variable(name("short", key, suffix=model.tag), 0, None, pulp.LpContinuous)
             label = f"{model.when}demand"
-            model.slacks[f"demand_{key}{model.tag}"] = Slack(short, label, key, 1, need, shortfall=True)
+            row = name("demand", key, suffix=model.tag)
+            model.slacks[row] = Slack(short, label, key, 1, need, shortfall=True)
             expr = expr + short
-        prob += expr >= need, f"demand_{key}{model.tag}"
-        model.coupling.append(f"demand_{key}{model.tag}")
+        prob += expr >= need, name("demand", key, suffix=model.tag)
+        model.coupling.append(name("demand", key, suffix=model.tag))
     for key, pairs in pairs_by.items():  # demand.at_most: the most a plan may hold (an extension)
         cap = demand.cap(key) if key != "effective_fp8_pflops" else None
         if cap is not None:
-            name = f"demand_at_most_{key}{model.tag}"
-            add_capacity_row(prob, model, name, pairs, cap, f"{model.when}demand cap {key}", key, 1)
-            model.coupling.append(name)
+            row = name("demand_at_most", key, suffix=model.tag)
+            add_capacity_row(prob, model, row, pairs, cap, f"{model.when}demand cap {key}", key, 1)
+            model.coupling.append(row)
     if demand.empty:
         prob += lin([(v, 1) for sm in model.sites for v in sm.n]) >= 1, "some_deployment"
         model.coupling.append("some_deployment")
@@ -263,8 +262,8 @@ def define_supply(prob: pulp.LpProblem, model: Model) -> None:
             if key in sm.switches:
                 pairs.append((sm.switches[key], 1))
         if pairs:
-            add_capacity_row(prob, model, f"supply_{s_index}", pairs, cap, f"supply of {key}", "units", 1)
-            model.coupling.append(f"supply_{s_index}")
+            add_capacity_row(prob, model, name("supply", s_index), pairs, cap, f"supply of {key}", "units", 1)
+            model.coupling.append(name("supply", s_index))
 
 
 def define_money(prob: pulp.LpProblem, model: Model) -> None:
@@ -326,7 +325,7 @@ def define_window(
     for prev, cur in zip(periods, periods[1:], strict=False):
         for a, b in zip(prev.sites, cur.sites, strict=True):
             for i, (va, vb) in enumerate(zip(a.n, b.n, strict=True)):
-                prob += lin([(vb, 1), (va, -1)]) >= 0, f"grow_{b.tag}_{i}"
+                prob += lin([(vb, 1), (va, -1)]) >= 0, name("grow", b.tag, i)
     window: list[dict[str, Any]] = []
     for per_site in zip(*(pm.sites for pm in periods), strict=True):
         index = per_site[0].index
@@ -336,14 +335,14 @@ def define_window(
             ys = [[y for (oo, _t), y in sm.y.items() if oo == o] for sm in per_site]
             if not any(ys):
                 continue
-            x = prob.add_variable(f"x_{index}_{o_index}", 0, 1, pulp.LpBinary)
+            x = prob.add_variable(name("x", index, o_index), 0, 1, pulp.LpBinary)
             xs.append((x, 1.0))
             window[-1][o] = x
             for sm, y_list in zip(per_site, ys, strict=True):
                 if y_list:
-                    prob += lin([(y, 1) for y in y_list] + [(x, -1)]) <= 0, f"one_type_{sm.tag}_{o_index}"
+                    prob += lin([(y, 1) for y in y_list] + [(x, -1)]) <= 0, name("one_type", sm.tag, o_index)
         if xs:
-            prob += lin(xs) <= 1, f"one_type_{index}"
+            prob += lin(xs) <= 1, name("one_type", index)
     return window
 
 
@@ -355,7 +354,7 @@ def define_unlocks(prob: pulp.LpProblem, model: Model) -> None:
             for why_not in why:
                 groups[why_not.text].append((sm.n[i], sm.upper[i]))
     for g_index, reason in enumerate(sorted(groups)):
-        unlock = prob.add_variable(f"unlock_{g_index}", 0, 1, pulp.LpBinary)
-        model.unlocks[f"unlock_{g_index}"] = (unlock, reason)
+        unlock = prob.add_variable(name("unlock", g_index), 0, 1, pulp.LpBinary)
+        model.unlocks[name("unlock", g_index)] = (unlock, reason)
         for v, upper in groups[reason]:
-            prob += lin([(v, 1), (unlock, -upper)]) <= 0, f"unlock_{g_index}_{v.name}"
+            prob += lin([(v, 1), (unlock, -upper)]) <= 0, name("unlock", g_index, v.name)

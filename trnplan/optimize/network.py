@@ -11,7 +11,7 @@ import pulp
 
 from trnplan.catalog import Catalog, Fabric, Switch
 from trnplan.costs.fabric import MAX_TIERS, switch_side_optics_per_port, tier_capacity
-from trnplan.optimize.model import SiteModel, lin
+from trnplan.optimize.model import SiteModel, lin, name
 
 
 def max_fabric_load(catalog: Catalog, sm: SiteModel) -> tuple[float, float]:
@@ -73,14 +73,14 @@ class _FabricRows:
     max_count: int = 0
 
 
-def _uplinks(prob: pulp.LpProblem, name: str, ports: Any, cap: int, y: Any, oversubscription: float) -> Any:
+def _uplinks(prob: pulp.LpProblem, key: str, ports: Any, cap: int, y: Any, oversubscription: float) -> Any:
     """Leaf uplink ports of a tier count's N: N itself when non-blocking, else an integer U >= N / r."""
     if oversubscription == 1:
         return ports
     bound = math.ceil(cap / oversubscription - 1e-9)
-    up = prob.add_variable(f"U_{name}", 0, bound, pulp.LpInteger)
-    prob += lin([(up, oversubscription), (ports, -1)]) >= 0, f"uplinks_{name}"
-    prob += lin([(up, 1), (y, -bound)]) <= 0, f"uplinks_on_{name}"
+    up = prob.add_variable(name("U", key), 0, bound, pulp.LpInteger)
+    prob += lin([(up, oversubscription), (ports, -1)]) >= 0, name("uplinks", key)
+    prob += lin([(up, 1), (y, -bound)]) <= 0, name("uplinks_on", key)
     return up
 
 
@@ -89,8 +89,8 @@ def _copper_ports(
 ) -> Any:
     """K[s,o] <= N[s,o]: the leaf down-ports of switch o that copper links take (their ends carry no optic);
     the site's K sum to at most its copper links (`define_fabric`), so K = min(N, copper links)."""
-    k_var = prob.add_variable(f"K_{sm.tag}_{o_index}", 0, cap, pulp.LpContinuous)
-    prob += lin([(k_var, 1)] + [(p, -1) for p, _t in n_terms]) <= 0, f"copper_on_{sm.tag}_{o_index}"
+    k_var = prob.add_variable(name("K", sm.tag, o_index), 0, cap, pulp.LpContinuous)
+    prob += lin([(k_var, 1)] + [(p, -1) for p, _t in n_terms]) <= 0, name("copper_on", sm.tag, o_index)
     return k_var
 
 
@@ -117,9 +117,9 @@ def _tier_variables(
     y_o, n_terms, up_terms = [], [], []
     for t in tiers:
         cap = min(tier_capacity(sw.radix, t, r), max_ports)
-        y = prob.add_variable(f"y_{sm.tag}_{o_index}_{t}", 0, 1, pulp.LpBinary)
-        ports = prob.add_variable(f"N_{sm.tag}_{o_index}_{t}", 0, cap, port_cat)
-        prob += lin([(ports, 1), (y, -cap)]) <= 0, f"portcap_{sm.tag}_{o_index}_{t}"
+        y = prob.add_variable(name("y", sm.tag, o_index, t), 0, 1, pulp.LpBinary)
+        ports = prob.add_variable(name("N", sm.tag, o_index, t), 0, cap, port_cat)
+        prob += lin([(ports, 1), (y, -cap)]) <= 0, name("portcap", sm.tag, o_index, t)
         rows.terms.y[(switch_id, t)] = y
         rows.terms.ports[(switch_id, t)] = ports
         y_o.append(y)
@@ -160,19 +160,19 @@ def define_switch_type(
         port_pairs = [(p, 1.0) for p, _t in n_terms] + above
     max_switches = math.ceil(max(switch_side_optics_per_port(t) for t in tiers) * max_ports / k)
     # Continuous: zero unless one of this switch's tiers is chosen, then equal to the integer T[s].
-    s_var = prob.add_variable(f"S_{sm.tag}_{o_index}", 0, max_switches, pulp.LpContinuous)
+    s_var = prob.add_variable(name("S", sm.tag, o_index), 0, max_switches, pulp.LpContinuous)
     rows.terms.switches[o] = s_var
-    prob += lin([(s_var, 1)] + [(y, -max_switches) for y in y_o]) <= 0, f"switch_on_{sm.tag}_{o_index}"
+    prob += lin([(s_var, 1)] + [(y, -max_switches) for y in y_o]) <= 0, name("switch_on", sm.tag, o_index)
     rows.switch_count.append((s_var, 1))
     rows.max_count = max(rows.max_count, max_switches)
-    prob += lin([(s_var, k)] + [(v, -c) for v, c in port_pairs]) >= 0, f"switches_{sm.tag}_{o_index}"
+    prob += lin([(s_var, k)] + [(v, -c) for v, c in port_pairs]) >= 0, name("switches", sm.tag, o_index)
     # Rack-side optics go with the switch that serves the ports: E_o <= (optics per port at most) x N_o.
     optics_per_port = max(o_.endpoint_optics * port_gbps / o_.scale_out_gbps for o_ in sm.options)
-    e_var = prob.add_variable(f"E_{sm.tag}_{o_index}", 0, max_optics, pulp.LpContinuous)
+    e_var = prob.add_variable(name("E", sm.tag, o_index), 0, max_optics, pulp.LpContinuous)
     rows.terms.optics[o] = e_var
     prob += (
         lin([(e_var, 1)] + [(p, -optics_per_port) for p, _t in n_terms]) <= 0,
-        f"optics_on_{sm.tag}_{o_index}",
+        name("optics_on", sm.tag, o_index),
     )
     rows.optics_split.append((e_var, 1))
     rows.tier_sum.extend((y, 1) for y in y_o)
@@ -218,17 +218,17 @@ def define_fabric(
     terms.network_kw.extend((v, o.copper_kw) for v, o in zip(n, sm.options, strict=True) if o.copper_kw)
     if rows.copper_split:
         copper = [(v, o.copper_links) for v, o in zip(n, sm.options, strict=True) if o.copper_links]
-        prob += lin(rows.copper_split) - lin(copper) <= 0, f"copper_{sm.tag}"
+        prob += lin(rows.copper_split) - lin(copper) <= 0, name("copper", sm.tag)
     if rows.switch_count:
         # One switch type per site (one_fabric), so the one S[s,o] that may be non-zero is this integer.
-        total = prob.add_variable(f"T_{sm.tag}", 0, rows.max_count, pulp.LpInteger)
+        total = prob.add_variable(name("T", sm.tag), 0, rows.max_count, pulp.LpInteger)
         terms.total = total
-        prob += lin(rows.switch_count + [(total, -1)]) == 0, f"switch_count_{sm.tag}"
-    prob += lin(rows.tier_sum) <= 1, f"one_fabric_{sm.tag}"
-    prob += lin(rows.tier_sum) - units <= 0, f"fabric_if_used_{sm.tag}"
+        prob += lin(rows.switch_count + [(total, -1)]) == 0, name("switch_count", sm.tag)
+    prob += lin(rows.tier_sum) <= 1, name("one_fabric", sm.tag)
+    prob += lin(rows.tier_sum) - units <= 0, name("fabric_if_used", sm.tag)
     ref = min((c for _, c in rows.port_cover), default=1.0)  # Gb/s of the smallest port: coefficients near 1
     gbps = [(v, o.scale_out_gbps / ref) for v, o in zip(n, sm.options, strict=True)]
-    prob += lin([(p, c / ref) for p, c in rows.port_cover]) - lin(gbps) >= 0, f"ports_{sm.tag}"
+    prob += lin([(p, c / ref) for p, c in rows.port_cover]) - lin(gbps) >= 0, name("ports", sm.tag)
     eo = [(v, o.endpoint_optics) for v, o in zip(n, sm.options, strict=True)]
-    prob += lin(rows.optics_split) - lin(eo) == 0, f"optics_{sm.tag}"
+    prob += lin(rows.optics_split) - lin(eo) == 0, name("optics", sm.tag)
     return terms

@@ -20,7 +20,7 @@ from typing import Any
 
 from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs, site_blocks
 from trnplan.optimize.highs import confirm_infeasible
-from trnplan.optimize.model import Model, lin
+from trnplan.optimize.model import Model, lin, name
 
 MEASURES = ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops")
 
@@ -99,6 +99,6 @@ def add_capacity_cuts(model: Model) -> int:
             ]
             pairs += [(sm.y[m], -(w - w0)) for m, w in sorted(by_mode.items())]
             scale = 1.0 / max([w0, *by_mode.values(), 1.0])  # coefficients at most 1: kinder numerics
-            model.prob += lin((v, c * scale) for v, c in pairs) <= w0 * scale, f"capcut_{sm.tag}_{q}"
+            model.prob += lin((v, c * scale) for v, c in pairs) <= w0 * scale, name("capcut", sm.tag, q)
             added += 1
     return added
