@@ -5,8 +5,7 @@
     python bench/scale.py --catalog DIR --key scale_first_catalog   # chips, forms, switches from DIR
     python bench/scale.py --sizes 200 --seeds 1 --old-max-sites 0 --highs-seeds 0,1,2 --out -
     python bench/scale.py --sizes 50,200 --seeds 0 --old-max-sites 0 --also search,program --out -
-    python bench/scale.py --sizes 25,50 --old-max-sites 0 \
-        --set optimize.accelerate.columns.MAX_ROUNDS=2 --out -
+    python bench/scale.py --sizes 25 --old-max-sites 0 --set optimize.accelerate.columns.MAX_ROUNDS=2 --out -
 
 For each size and seed, in fresh processes one after the other on the same generated portfolio
 (trnplan/testkit/portfolio.py): the first version's model (`build_model(cuts=False, start=False)`) and
