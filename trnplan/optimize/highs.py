@@ -49,6 +49,7 @@ def version() -> str:
     """HiGHS's version, as a plan records it."""
     import highspy
 
+    silence_banner()
     return f"{highspy.Highs().version()}"  # type: ignore[no-untyped-call]
 
 
