@@ -7,14 +7,19 @@ This package is the only user of PuLP; `trnplan.optimize` is imported lazily by 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from trnplan.catalog import Catalog
 from trnplan.costs import Deployment
 from trnplan.errors import InfeasibleError, SolverError, UsageError, did_you_mean
-from trnplan.optimize import progress
-from trnplan.optimize.accelerate import accelerate, tightened
+from trnplan.optimize import (
+    accelerate,  # the module: its `accelerate` is the one call
+    progress,
+)
+from trnplan.optimize.alternatives import find_alternatives, ranked
 from trnplan.optimize.build import build_model
+from trnplan.optimize.explain import explain_infeasible
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, SearchInterrupted
 from trnplan.optimize.solution import (
@@ -79,12 +84,12 @@ def solve_objective(
         set_objective(model, kind)
         if deadline.expired:
             return out_of_time(solver), None, 0
-        fast = accelerate(model, solver, deadline.remaining())
+        fast = accelerate.accelerate(model, solver, deadline.remaining())
         if fast.proof is not None:
             return fast.proof, extract(model), 1
         start, limit = fast.start, fast.time_limit
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
-        with progress.reading(scale, unit), tightened(start):
+        with progress.reading(scale, unit), accelerate.tightened(start):
             if start is None:
                 result = solve(model.prob, solver, limit)
             else:
@@ -187,8 +192,6 @@ def optimize(
         _interrupted(scenario_id, result, decisions, iterations if model.scenario.objective ==
                      "max_perf_per_tco" else None)
     if result.status is SolveStatus.INFEASIBLE or (decisions is not None and not decisions.deployments):
-        from trnplan.optimize.explain import explain_infeasible
-
         with progress.stage(f"explaining why {scenario_id} is infeasible"):
             explanation = explain_infeasible(catalog, scenario_id, solver, deadline)
         if progress.interrupted():
@@ -221,14 +224,10 @@ def _with_alternatives(
 ) -> Solution:
     """The solution with its alternatives, found in the time the deadline leaves; a Ctrl-C meanwhile (in a
     session that keeps the best plan) ends in SearchInterrupted with the alternatives found so far."""
-    from dataclasses import replace
-
-    from trnplan.optimize.alternatives import find_alternatives, ranked
-
     scenario_id, best = solution.scenario_id, solution.decisions
     found: list[AlternativeSolution] = []
     try:
-        found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, found)
+        found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, solve_objective, found)
     except KeyboardInterrupt:
         session = progress.current()
         if session is None or not session.keep_best_on_interrupt:

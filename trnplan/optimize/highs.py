@@ -15,6 +15,8 @@ from typing import Any
 
 import pulp
 
+from trnplan.optimize import progress
+
 HIGHS_SEED = 0
 """HiGHS's random seed for `trnplan.optimize.solve.solve` (the acceleration's own solves keep 0). Always 0
 in trnplan; bench/ sets others in its own processes to see how much a proof's time depends on the search."""
@@ -141,8 +143,6 @@ def run(h: Any) -> None:
     waiting main thread reports them; a session that keeps the best plan on Ctrl-C gets the stopped solve
     back as it is (HiGHS says "interrupted", with its incumbent if it has one) instead of the exception.
     """
-    from trnplan.optimize import progress
-
     session = progress.current()
     latest = _watch_mip(h) if session is not None and session.progress is not None else None
     h.HandleUserInterrupt = True

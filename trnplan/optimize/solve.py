@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import time
 import warnings
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from typing import Any
 
 import pulp
@@ -29,10 +31,8 @@ MIN_HIGHSPY = "1.15"
 @functools.cache
 def _highspy_version() -> tuple[int, ...] | None:
     """The installed highspy's (major, minor), or None when its metadata cannot be read."""
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
-        text = version("highspy")
+        text = package_version("highspy")
     except PackageNotFoundError:
         return None
     parts = []

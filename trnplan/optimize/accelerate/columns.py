@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -208,8 +209,6 @@ def _each_site(work: Callable[[Pricing, int], T], pricings: list[Pricing]) -> li
     in site order, so the outcome is the same whatever the threads do."""
     if PRICE_THREADS <= 1 or len(pricings) < 2:
         return [work(pr, s) for s, pr in enumerate(pricings)]
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(max_workers=PRICE_THREADS) as pool:
         return list(pool.map(work, pricings, range(len(pricings))))
 

@@ -48,13 +48,16 @@ from __future__ import annotations
 import math
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from trnplan.optimize import progress
+from trnplan.optimize.accelerate.blocks import block_highs
 from trnplan.optimize.accelerate.columns import PRICE_THREADS
 from trnplan.optimize.accelerate.start import Prices, Start, gap_of, reduced_cost_rows
-from trnplan.optimize.highs import confirm_infeasible
+from trnplan.optimize.highs import PROGRESS_STEP_S, confirm_infeasible
 from trnplan.optimize.model import Model
 
 FRONTIER_MIN_SITES = 150
@@ -117,8 +120,6 @@ def _walks(prices: Prices, start: Start, q: float, window: float) -> list[Walk]:
     import highspy
     import numpy as np
 
-    from trnplan.optimize.accelerate.blocks import block_highs
-
     owner = {v.name: s for s, pr in enumerate(prices.pricings) for v in pr.block.columns}
     rows: dict[int, list[tuple[list[tuple[str, float]], float]]] = {}
     made = reduced_cost_rows(prices.pricings, prices.coupling, prices.duals, prices.bounds, window)
@@ -151,11 +152,6 @@ def _walk_all(walks: list[Walk], budget: Budget) -> bool:
     """Every site's walk on PRICE_THREADS threads (each its own HiGHS instance); False as soon as one
     fails (the rest stop at their next MILP). Ctrl-C stops them all the same way, then is re-raised; in
     a session that keeps the best plan it is noted instead (`progress.interrupted()`): no proof."""
-    from concurrent.futures import ThreadPoolExecutor, wait
-
-    from trnplan.optimize import progress
-    from trnplan.optimize.highs import PROGRESS_STEP_S
-
     pool = ThreadPoolExecutor(max_workers=PRICE_THREADS)
     try:
         futures = [pool.submit(_run, w, budget) for w in walks]
