@@ -1,5 +1,6 @@
-"""The MILP's constraint families: one `define_*` function each, its maths in the docstring, ids in sorted
-order and names built by index (see `trnplan.optimize.model` for the variables)."""
+"""The MILP's constraint families, as PyPSA's `constraints.py`: one `define_*` function each, its maths in
+the docstring; each takes what it needs and returns what it adds (`define_site` registers a site's on its
+`SiteModel`). Ids in sorted order, names by index (`model.name`); the fabric's rows are in `network`."""
 
 from __future__ import annotations
 

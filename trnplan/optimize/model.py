@@ -1,5 +1,5 @@
-"""The MILP: its variables, the options each site may use, the model built from `define_*` constraint families
-(`trnplan.optimize.constraints`), and its objectives.
+"""The MILP's data: the model, its periods and sites (what `trnplan.optimize.build` registers on them), the
+names of its variables and rows (`name`), and its objectives.
 
 Variables, per site s:
   n[s,i]    integer units of option i = (form, cooling, scale-up switch)
