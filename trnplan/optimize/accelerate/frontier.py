@@ -45,10 +45,10 @@ whatever the threads do), then HiGHS's search.
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -152,12 +152,12 @@ def _walk_all(walks: list[Walk], budget: Budget) -> bool:
     """Every site's walk on PRICE_THREADS threads (each its own HiGHS instance); False as soon as one
     fails (the rest stop at their next MILP). Ctrl-C stops them all the same way, then is re-raised; in
     a session that keeps the best plan it is noted instead (`progress.interrupted()`): no proof."""
-    pool = ThreadPoolExecutor(max_workers=PRICE_THREADS)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=PRICE_THREADS)
     try:
         futures = [pool.submit(_run, w, budget) for w in walks]
         pending = set(futures)
         while pending:  # short waits, where Ctrl-C lands at once
-            done, pending = wait(pending, timeout=PROGRESS_STEP_S)
+            done, pending = concurrent.futures.wait(pending, timeout=PROGRESS_STEP_S)
             if any(f.exception() is not None or not f.result() for f in done):
                 budget.stop()  # one walk failed: no proof, so the others stop too
         return all(f.result() for f in futures)
