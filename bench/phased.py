@@ -8,7 +8,7 @@ For each case, in one run and one after the other on the same generated portfoli
 (`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2027-01, demand ramping to
 the full demand, a third of the halls opening late, a quarter growing), each of `--models`:
   today   the phased model as `trnplan optimize` builds it (per-period capacity cuts; from 20 sites the
-          MIP start of `trnplan.optimize.start` on window-long site blocks)
+          MIP start of `trnplan.optimize.accelerate.start` on window-long site blocks)
   plain   without issue 17's machinery (`cuts=False, start=False`: the first version's model, per period)
   start   today's with the MIP start forced on, whatever the number of sites
   single  the single-period model of its last period alone (`single_of`: the same sites at their last
@@ -16,7 +16,7 @@ the full demand, a third of the halls opening late, a quarter growing), each of 
 Reports seconds to proof at gap 0 (or the limit), model sizes, each model's time over today's, and on
 today's model (HiGHS seed 0) issue 17's target where it has one (10 x 8: a proof in under 30 s), met or
 missed and by how much.
-With `--highs-seeds`, each model is solved once per HiGHS random seed (`trnplan.optimize.solve.HIGHS_SEED`;
+With `--highs-seeds`, each model is solved once per HiGHS random seed (`trnplan.optimize.highs.HIGHS_SEED`;
 trnplan itself always uses 0; shown as MODEL@SEED): the same model, another search; a line per model
 says whether the seeds that proved found the same optimum.
 Timings are printed, never asserted in tests.
@@ -69,7 +69,7 @@ def main() -> None:
 
     from trnplan.testkit.portfolio import PHASED_TARGETS, phased_portfolio_specs, single_of, time_verdict
 
-    solve_module = importlib.import_module("trnplan.optimize.solve")  # the package's `solve` is the function
+    highs_module = importlib.import_module("trnplan.optimize.highs")
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="10x4,10x8,25x4,50x4", help="SITESxQUARTERS, comma-separated")
     p.add_argument("--seeds", default="0")
@@ -91,7 +91,7 @@ def main() -> None:
             rows = {}
             for name, highs_seed in ((m, int(k)) for m in models for k in args.highs_seeds.split(",")):
                 case_data = single_of(data) if name == "single" else data
-                solve_module.HIGHS_SEED = highs_seed
+                highs_module.HIGHS_SEED = highs_seed
                 label = name if highs_seed == 0 else f"{name}@{highs_seed}"
                 rows[label] = row = solve_case(case_data, args.limit, **VARIANTS[name])
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"

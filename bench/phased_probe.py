@@ -41,11 +41,11 @@ def build_highs(data: dict[str, Any]) -> Any:
     import highspy
 
     from trnplan.optimize import build_model
+    from trnplan.optimize.highs import silence_banner
     from trnplan.optimize.model import set_objective
-    from trnplan.optimize.solve import silence_highs_banner
     from trnplan.testkit.portfolio import load_portfolio
 
-    silence_highs_banner()
+    silence_banner()
     catalog = load_portfolio(data)
     (scenario_id,) = catalog.scenarios
     model = build_model(catalog, scenario_id, start=False)

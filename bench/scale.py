@@ -5,7 +5,7 @@
     python bench/scale.py --catalog DIR --key scale_first_catalog   # chips, forms, switches from DIR
     python bench/scale.py --sizes 200 --seeds 1 --old-max-sites 0 --highs-seeds 0,1,2 --out -
     python bench/scale.py --sizes 50,200 --seeds 0 --old-max-sites 0 --also search,program --out -
-    python bench/scale.py --sizes 25,50 --old-max-sites 0 --set optimize.columns.MAX_ROUNDS=2 --out -
+    python bench/scale.py --sizes 25 --old-max-sites 0 --set optimize.accelerate.columns.MAX_ROUNDS=2 --out -
 
 For each size and seed, in fresh processes one after the other on the same generated portfolio
 (trnplan/testkit/portfolio.py): the first version's model (`build_model(cuts=False, start=False)`) and
@@ -16,21 +16,22 @@ old model hit its limit), model sizes, whether both found the same decisions and
 17's targets met or missed and by how much (`trnplan.testkit.portfolio`: seconds at 50, 100 and 200
 sites, 10x at 25 and 50), and the growth exponent of today's time in sites (least squares on log-log
 over the proven sizes). With `--highs-seeds`, today's model is
-solved again with each other HiGHS random seed (`trnplan.optimize.solve.HIGHS_SEED`; trnplan itself
+solved again with each other HiGHS random seed (`trnplan.optimize.highs.HIGHS_SEED`; trnplan itself
 always uses 0): the same model, start and optimum, another search, to show how much of a proof's time
 is the search's luck; the targets are judged on seed 0, what `trnplan optimize` runs. The "frontier
-program" column says whether `trnplan.optimize.frontier` proved the portfolio (from 150 sites) or HiGHS's
-search did; `--also search,program` adds today's model with the program off and with it forced at any
-size (no MILP budget); each `--set trnplan.MODULE.NAME=VALUE[;...]` (repeatable; the `trnplan.` may be
-left off) adds today's model with those module constants changed (the start's rounds and node limits,
-for example), as "set 1", "set 2", ... Merges its results into bench/results.json under "scale".
-Timings are never asserted in tests.
+program" column says whether `trnplan.optimize.accelerate.frontier` proved the portfolio (from 150
+sites) or HiGHS's search did; `--also search,program` adds today's model with the program off and with
+it forced at any size (no MILP budget); each `--set trnplan.MODULE.NAME=VALUE[;...]` (repeatable; the
+`trnplan.` may be left off) adds today's model with those module constants changed (the start's rounds
+and node limits, for example), as "set 1", "set 2", ... Merges its results into bench/results.json
+under "scale". Timings are never asserted in tests.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import math
 import os
@@ -48,7 +49,8 @@ SET_ENV = "TRNPLAN_BENCH_SET"  # how `--set` reaches a worker
 
 
 def parse_sets(text: str) -> list[tuple[str, str, Any]]:
-    """`optimize.columns.MAX_ROUNDS=2;...` as (module, constant, value); values are Python literals."""
+    """`optimize.accelerate.columns.MAX_ROUNDS=2;...` as (module, constant, value); values are Python
+    literals."""
     import ast
 
     out = []
@@ -94,13 +96,10 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
     apply_sets(os.environ.get(SET_ENV, ""))
     t = time.perf_counter()
     if "@" in variant:  # "new@K": today's model, HiGHS seed K
-        import importlib
-
-        # the module, not the package's `solve` function of the same name
-        solve_module = importlib.import_module("trnplan.optimize.solve")
+        highs_module = importlib.import_module("trnplan.optimize.highs")
         variant, highs_seed = variant.split("@")
-        solve_module.HIGHS_SEED = int(highs_seed)
-    from trnplan.optimize import frontier
+        highs_module.HIGHS_SEED = int(highs_seed)
+    from trnplan.optimize.accelerate import frontier
 
     if "!" in variant:  # "new!search": HiGHS's search only; "new!program": the frontier program forced
         variant, mode = variant.split("!")
@@ -116,10 +115,10 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         return proofs[-1][0]
 
     frontier.prove = spy  # type: ignore[assignment]
-    import trnplan.optimize as optimize_package
+    acceleration = importlib.import_module("trnplan.optimize.accelerate")  # where the start is made
 
     starts: list[float] = []
-    mip_start = optimize_package.mip_start
+    mip_start = acceleration.mip_start
 
     def timed_start(*args: Any) -> Any:
         began = time.perf_counter()
@@ -128,7 +127,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
         finally:
             starts.append(time.perf_counter() - began)
 
-    optimize_package.mip_start = timed_start  # type: ignore[assignment]
+    acceleration.mip_start = timed_start
     old = variant == "old"
     model = build_model(catalog, scenario_id, cuts=not old, start=False if old else None)
     build_s = time.perf_counter() - t
@@ -158,7 +157,7 @@ def worker(sites: int, seed: int, variant: str, limit: float, spec_dir: str) -> 
 
 def _program(proofs: list[Any]) -> str:
     """What the frontier program did: not tried (-), no proof (HiGHS's search followed), or proved."""
-    from trnplan.optimize import frontier
+    from trnplan.optimize.accelerate import frontier
 
     if not proofs:
         return "-"

@@ -3,8 +3,8 @@
     python bench/start_modes.py                                   # shipped catalog, 25 and 50 sites
     python bench/start_modes.py --catalog /tmp/first --sizes 25   # the first catalog (bench/README)
 
-The MIP start (`trnplan/optimize/start.py`) solves, per site and fabric mode, the site's MILP at the
-coupling rows' duals (`columns.mode_columns`): their bounds fix modes off (a mode whose bound is more
+The MIP start (`trnplan/optimize/accelerate/start.py`) solves, per site and fabric mode, the site's MILP
+at the coupling rows' duals (`columns.mode_columns`): their bounds fix modes off (a mode whose bound is more
 than G = UB - LB above the site's best can hold no plan as good as the start) and their plans are the
 master's "fill a cheap tier" columns. This runs `mip_start` as `trnplan optimize` does, timing its four
 stages, then solves every mode's LP relaxation at the same duals and counts the modes its bound alone
@@ -28,15 +28,15 @@ def probe(sites: int, seed: int, spec_dir: str | None) -> dict[str, Any]:
     import highspy
     import numpy as np
 
-    import trnplan.optimize.columns as columns
-    import trnplan.optimize.start as start_module
+    import trnplan.optimize.accelerate.columns as columns
+    import trnplan.optimize.accelerate.start as start_module
     from trnplan.optimize import build_model
+    from trnplan.optimize.highs import silence_banner
     from trnplan.optimize.model import set_objective
-    from trnplan.optimize.solve import silence_highs_banner
     from trnplan.specs.load import load_specs
     from trnplan.testkit.portfolio import write_portfolio
 
-    silence_highs_banner()
+    silence_banner()
     with tempfile.TemporaryDirectory() as tmp:
         scenario_id = write_portfolio(sites, Path(tmp), seed, spec_dir=Path(spec_dir) if spec_dir else None)
         catalog = load_specs([tmp])

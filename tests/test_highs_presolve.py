@@ -15,7 +15,7 @@ import pytest
 highspy = pytest.importorskip("highspy")
 np = pytest.importorskip("numpy")
 
-from trnplan.optimize.columns import Coupling, Pricing, _price  # noqa: E402
+from trnplan.optimize.accelerate.columns import Coupling, Pricing, _price  # noqa: E402
 from trnplan.optimize.solve import confirm_infeasible  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "fixtures" / "highs" / "presolve_infeasible.mps"

@@ -195,14 +195,14 @@ def portfolio(tmp_path_factory) -> tuple[Path, str]:
 
 ANNOUNCE_SOLVE = """
     import importlib, sys
-    solve_module = importlib.import_module("trnplan.optimize.solve")  # the attribute is the function
-    run_highs = solve_module._run_highs
+    highs_module = importlib.import_module("trnplan.optimize.highs")
+    run_highs = highs_module.run
     def announced(*args, **kwargs):
         if not getattr(announced, "done", False):
             announced.done = True
             print("solving", flush=True)  # the only change: say when HiGHS is about to run
         return run_highs(*args, **kwargs)
-    solve_module._run_highs = announced
+    highs_module.run = announced
     from trnplan.cli import main
     main(sys.argv[1:])
 """

@@ -1,5 +1,5 @@
-"""The frontier program (`trnplan.optimize.frontier`) is exact: a proof of its own, so it is checked
-against brute force, HiGHS's proof and by hand.
+"""The frontier program (`trnplan.optimize.accelerate.frontier`) is exact: a proof of its own, so it is
+checked against brute force, HiGHS's proof and by hand.
 
 - Drawn worlds made single-demand min-TCO (the property test's worlds, their demand cut to one key, no
   caps, budgets or supply limits): with every piece of issue 17 forced on, the program proves each one
@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 from test_optimize_scale import machinery_on
 from test_property_enumeration import agree, world_catalog, worlds
 
-import trnplan.optimize.model as model_module
+import trnplan.optimize.build as model_module
 from trnplan.catalog import Catalog
-from trnplan.optimize import build_model, frontier, optimize, progress, solve_objective
-from trnplan.optimize.columns import PRICE_THREADS
-from trnplan.optimize.frontier import Walk, program, quantum
+from trnplan.optimize import build_model, optimize, progress, solve_objective
+from trnplan.optimize.accelerate import frontier
+from trnplan.optimize.accelerate.columns import PRICE_THREADS
+from trnplan.optimize.accelerate.frontier import Walk, program, quantum
 from trnplan.optimize.solution import Solution, SolveStatus, Termination
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan

@@ -24,13 +24,14 @@ from hypothesis import HealthCheck, event, given, settings
 from test_property_enumeration import agree, assert_explained_infeasible, world_catalog, worlds
 from test_property_phased import phased_worlds
 
-import trnplan.optimize.model as model_module
+import trnplan.optimize.build as model_module
 from trnplan.costs import evaluate
 from trnplan.errors import InfeasibleError
-from trnplan.optimize import build_model, frontier, solve_objective
-from trnplan.optimize.frontier import prove
+from trnplan.optimize import build_model, solve_objective
+from trnplan.optimize.accelerate import frontier
+from trnplan.optimize.accelerate.frontier import prove
+from trnplan.optimize.accelerate.start import Start, mip_start, tightened
 from trnplan.optimize.model import set_objective
-from trnplan.optimize.start import Start, mip_start, tightened
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.testkit.builders import base_specs, catalog_from_dict
@@ -222,7 +223,7 @@ def test_polish_frees_the_counts_when_the_fixed_ones_fail(monkeypatch: pytest.Mo
     """The polish fixes the unit counts of the sites the master took one plan of whole; when those plans
     cannot make a plan together (here: every site held at the empty plan, against a positive demand), it
     frees the counts and still returns a feasible plan, no cheaper than the optimum."""
-    import trnplan.optimize.start as start_module
+    import trnplan.optimize.accelerate.start as start_module
 
     catalog, scenario_id = _portfolio(10)
     first = build_model(catalog, scenario_id, cuts=False, start=False)

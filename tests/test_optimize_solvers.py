@@ -8,7 +8,7 @@ tenths of a second to prove optimal.
 from __future__ import annotations
 
 import dataclasses
-import functools
+import importlib
 import os
 import subprocess
 import sys
@@ -24,11 +24,13 @@ from trnplan.errors import EXIT_SOLVER, SolverError
 from trnplan.optimize import SolveStatus, build_model, no_solution_message, optimize, solve
 from trnplan.optimize.model import set_objective
 from trnplan.optimize.solution import SolveResult, Termination
-from trnplan.optimize.solve import _highs_outcome
+from trnplan.optimize.solve import highs_outcome
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.plan.file import plan_to_yaml
 from trnplan.testkit.builders import base_specs, catalog_from_dict
+
+solve_module = importlib.import_module("trnplan.optimize.solve")  # the package's `solve` is the function
 
 TESTS = Path(__file__).parent
 
@@ -252,10 +254,11 @@ def test_highs_status_incumbent_is_feasible_not_optimal(monkeypatch: pytest.Monk
     """Stop HiGHS at its first incumbent, deterministically, through its objective_target option (status
     kObjectiveTarget, which PuLP 3 reports as 'Optimal' just as it does a time-limited incumbent).
     solve() must read HiGHS's own status: feasible, with the gap HiGHS reports (> 0 here)."""
-    monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
     model = awkward_model()
-    result = solve(model.prob, "highs")
+    model.prob.solve(pulp.HiGHS(msg=False, objective_target=1e9))
     assert pulp.LpStatus[model.prob.status] == "Optimal"  # what PuLP alone would have us believe
+    monkeypatch.setitem(solve_module.HIGHS_OPTIONS, "objective_target", 1e9)
+    result = solve(model.prob, "highs")
     assert result.status is SolveStatus.FEASIBLE
     assert result.status.has_solution
     assert result.mip_gap is not None and result.mip_gap > 0
@@ -282,7 +285,7 @@ def test_highs_outcome_keeps_what_the_result_is_worth_apart_from_why_highs_stopp
     either way the reason is HiGHS's own, not "time limit" for all."""
     import highspy
 
-    outcome = _highs_outcome(getattr(highspy.HighsModelStatus, model_status), has_primal)
+    outcome = highs_outcome(getattr(highspy.HighsModelStatus, model_status), has_primal)
     assert outcome == (status, termination)
 
 

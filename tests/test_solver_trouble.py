@@ -10,14 +10,12 @@ each with its own message. test_optimize_solvers.py covers the same statuses at 
 
 from __future__ import annotations
 
-import functools
+import importlib
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
-import pulp
 import pytest
 import yaml
 from test_optimize_solvers import awkward_specs
@@ -26,11 +24,13 @@ from typer.testing import CliRunner
 import trnplan.optimize as optimize_pkg
 from trnplan.cli import app
 from trnplan.errors import EXIT_OK, EXIT_SOLVER, SolverError
-from trnplan.optimize import model as optimize_model
+from trnplan.optimize import build as optimize_model
 from trnplan.optimize import optimize
 from trnplan.optimize.solve import SolveStatus, check_solver_available, solve
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 from trnplan.testkit.portfolio import write_portfolio
+
+solve_module = importlib.import_module("trnplan.optimize.solve")  # the package's `solve` is the function
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}
@@ -87,7 +87,7 @@ def test_a_stopped_solve_with_an_incumbent_writes_the_plan_marked_feasible_with_
     awkward: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """HiGHS stops at its first incumbent (objective_target), as a time limit would after finding one."""
-    monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
+    monkeypatch.setitem(solve_module.HIGHS_OPTIONS, "objective_target", 1e9)
     plans = tmp_path / "plans"
     result = stopped_at_first_incumbent(awkward, plans)
     assert result.exit_code == EXIT_OK, result.output
@@ -111,7 +111,7 @@ def test_a_search_stopped_at_the_mip_start_is_still_marked_feasible(
     and the warning is as loud."""
     assert optimize_model.START_MIN_SITES <= 30
     specs = write_awkward(tmp_path)
-    monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, objective_target=1e9))
+    monkeypatch.setitem(solve_module.HIGHS_OPTIONS, "objective_target", 1e9)
     plans = tmp_path / "plans"
     result = stopped_at_first_incumbent(specs, plans)
     assert result.exit_code == EXIT_OK, result.output
@@ -121,15 +121,11 @@ def test_a_search_stopped_at_the_mip_start_is_still_marked_feasible(
     assert "this plan is feasible but NOT proven optimal" in result.stderr
 
 
-def _no_time(original: Any, **options: Any) -> Any:
-    return original(**{**options, "timeLimit": 0.0})
-
-
 def test_a_time_limit_with_no_incumbent_exits_5_naming_the_limit_and_writes_nothing(
     awkward: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`--time-limit 0.01`, with HiGHS held to 0 s so that it stops before any incumbent on any machine."""
-    monkeypatch.setattr(pulp, "HiGHS", functools.partial(_no_time, pulp.HiGHS))
+    monkeypatch.setitem(solve_module.HIGHS_OPTIONS, "time_limit", 0.0)  # whatever --time-limit says
     plans = tmp_path / "plans"
     result = run("optimize", "s", "--specs", str(awkward), "--plans", str(plans), "--time-limit", "0.01")
     assert result.exit_code == EXIT_SOLVER, result.output
@@ -188,7 +184,7 @@ def test_no_solution_without_a_time_limit_is_a_solver_failure_not_a_crash(
 ) -> None:
     """HiGHS stopping with no solution when no limit was asked for (here forced through its own time_limit
     option) is reported as a failure, not as a time-out: the message used to format a missing limit."""
-    monkeypatch.setattr(pulp, "HiGHS", functools.partial(pulp.HiGHS, time_limit=0.0))
+    monkeypatch.setitem(solve_module.HIGHS_OPTIONS, "time_limit", 0.0)
     catalog = catalog_from_dict(awkward_specs(n_sites=30, chips=1500))
     assert solve(optimize_pkg.build_model(catalog, "s").prob, "highs").status is SolveStatus.ERROR
     with pytest.raises(SolverError, match=r"the HiGHS solver failed on scenario 's' \(error\)"):

@@ -7,13 +7,20 @@ This package is the only user of PuLP; `trnplan.optimize` is imported lazily by 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from trnplan.catalog import Catalog
 from trnplan.costs import Deployment
 from trnplan.errors import InfeasibleError, SolverError, UsageError, did_you_mean
-from trnplan.optimize import progress
-from trnplan.optimize.model import MONEY_SCALE, Model, build_model, set_objective
+from trnplan.optimize import (
+    accelerate,  # the module: its `accelerate` is the one call
+    progress,
+)
+from trnplan.optimize.alternatives import find_alternatives, ranked
+from trnplan.optimize.build import build_model
+from trnplan.optimize.explain import explain_infeasible
+from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, SearchInterrupted
 from trnplan.optimize.solution import (
     AlternativeSolution,
@@ -24,7 +31,6 @@ from trnplan.optimize.solution import (
     Termination,
 )
 from trnplan.optimize.solve import check_solver_available, solve
-from trnplan.optimize.start import Start, mip_start, tightened
 
 __all__ = ["optimize", "SolveStatus", "build_model", "solve"]
 
@@ -34,7 +40,7 @@ MAX_DINKELBACH = 40
 def extract(model: Model) -> Decisions:
     """Round the integer values and read which options and scale-out switch each site uses; a phased model's
     decisions are its last period's, with every period's in `periods`."""
-    if model.periods:
+    if model.multi:
         per = tuple(_extract_sites(pm.sites) for pm in model.periods)
         return Decisions(per[-1].deployments, per[-1].scale_out, per)
     return _extract_sites(model.sites)
@@ -78,12 +84,12 @@ def solve_objective(
         set_objective(model, kind)
         if deadline.expired:
             return out_of_time(solver), None, 0
-        start, limit = _mip_start(model, solver, deadline.remaining())
-        proven, limit = _frontier_proof(model, start, limit)
-        if proven is not None:
-            return proven, extract(model), 1
+        fast = accelerate.accelerate(model, solver, deadline.remaining())
+        if fast.proof is not None:
+            return fast.proof, extract(model), 1
+        start, limit = fast.start, fast.time_limit
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
-        with progress.reading(scale, unit), tightened(start):
+        with progress.reading(scale, unit), accelerate.tightened(start):
             if start is None:
                 result = solve(model.prob, solver, limit)
             else:
@@ -96,53 +102,6 @@ def out_of_time(solver: str) -> SolveResult:
     """What a solve that had no time left gives: no solution, stopped at the time limit."""
     return SolveResult(SolveStatus.NO_SOLUTION, "HiGHS" if solver == "highs" else "CBC", "", None, None,
                        Termination.TIME_LIMIT)
-
-
-def _mip_start(model: Model, solver: str, time_limit: float | None) -> tuple[Start | None, float | None]:
-    """The primal heuristic's plan for HiGHS (issue 17), and the time limit left after it."""
-    if not model.use_start or solver != "highs":
-        return None, time_limit
-    import time
-
-    began = time.perf_counter()
-    start = mip_start(model)
-    if time_limit is not None:
-        time_limit = max(0.1, time_limit - (time.perf_counter() - began))
-    return start, time_limit
-
-
-def _frontier_proof(
-    model: Model, start: Start | None, time_limit: float | None
-) -> tuple[SolveResult | None, float | None]:
-    """The exact program over the sites' frontiers (`trnplan.optimize.frontier`, large single-demand
-    portfolios): its proven optimum with the model's variables set to its plan, or None and the time
-    limit left for HiGHS's search."""
-    from trnplan.optimize import frontier
-
-    if frontier.applicable(model, start) is None:
-        return None, time_limit
-    import time
-
-    import pulp
-
-    from trnplan.optimize.solve import highs_version
-
-    began = time.perf_counter()
-    proof = frontier.prove(model, start, time_limit)
-    if time_limit is not None:
-        time_limit = max(0.1, time_limit - (time.perf_counter() - began))
-    if proof is None and not (progress.interrupted() and start is not None):
-        return None, time_limit
-    # proven, or Ctrl-C in a session that keeps the best plan: the start, unproven
-    values = proof.values if proof is not None else start.values if start is not None else {}
-    for v in model.prob.variables():
-        v.varValue = values[v.name]
-    objective, version = pulp.value(model.prob.objective), highs_version()
-    if proof is not None:
-        return SolveResult(SolveStatus.OPTIMAL, "HiGHS", version, 0.0, objective, Termination.OPTIMAL), None
-    assert start is not None
-    gap = (start.objective - start.bound) / max(abs(start.objective), 1e-12)
-    return SolveResult(SolveStatus.FEASIBLE, "HiGHS", version, gap, objective, Termination.INTERRUPT), None
 
 
 def _dinkelbach(
@@ -233,8 +192,6 @@ def optimize(
         _interrupted(scenario_id, result, decisions, iterations if model.scenario.objective ==
                      "max_perf_per_tco" else None)
     if result.status is SolveStatus.INFEASIBLE or (decisions is not None and not decisions.deployments):
-        from trnplan.optimize.explain import explain_infeasible
-
         with progress.stage(f"explaining why {scenario_id} is infeasible"):
             explanation = explain_infeasible(catalog, scenario_id, solver, deadline)
         if progress.interrupted():
@@ -267,14 +224,10 @@ def _with_alternatives(
 ) -> Solution:
     """The solution with its alternatives, found in the time the deadline leaves; a Ctrl-C meanwhile (in a
     session that keeps the best plan) ends in SearchInterrupted with the alternatives found so far."""
-    from dataclasses import replace
-
-    from trnplan.optimize.alternatives import find_alternatives, ranked
-
     scenario_id, best = solution.scenario_id, solution.decisions
     found: list[AlternativeSolution] = []
     try:
-        found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, found)
+        found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, solve_objective, found)
     except KeyboardInterrupt:
         session = progress.current()
         if session is None or not session.keep_best_on_interrupt:

@@ -3,14 +3,20 @@ without it anywhere, re-solved on the same model with that choice's variables fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from trnplan.catalog import Catalog
 from trnplan.costs import objective_value, perf_of
 from trnplan.costs.phased import evaluate_decisions
-from trnplan.optimize.model import Model, build_model
+from trnplan.optimize import progress
+from trnplan.optimize.build import build_model
+from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
-from trnplan.optimize.solution import AlternativeSolution, Decisions, Termination
+from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, Termination
+
+Search = Callable[[Model, str, Deadline, float], tuple[SolveResult, Decisions | None, int]]
+"""How a model is solved (`trnplan.optimize.solve_objective`): model, solver, deadline, a start ratio."""
 
 CHOICE_FIELDS = {"form": "form", "cooling": "cooling", "scale-up switch": "scale_up_switch"}
 
@@ -45,6 +51,7 @@ def find_alternatives(
     k: int,
     solver: str,
     time_limit: float | Deadline | None,
+    search: Search,
     found: list[AlternativeSolution] | None = None,
 ) -> list[AlternativeSolution]:
     """The best solution without each choice the optimum makes, ranked by the objective; top k.
@@ -52,10 +59,9 @@ def find_alternatives(
     Each answers "what would it cost not to choose X?", and each chooses differently from the plan. They are
     searched while `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit
     or a Ctrl-C stopped before anything was found is left out, being neither a plan nor proof of none.
-    `found`, when given, collects each as it is found (for a caller that is interrupted halfway).
+    Each is solved by `search` (`trnplan.optimize.solve_objective`). `found`, when given, collects each
+    as it is found (for a caller that is interrupted halfway).
     """
-    from trnplan.optimize import progress, solve_objective
-
     found = [] if found is None else found
     if k <= 0:
         return []
@@ -72,7 +78,7 @@ def find_alternatives(
         # (a hair less, for rounding) is a valid Dinkelbach start.
         start = max((r for items, r in seeds if (kind, item) not in items), default=0.0) * (1 - 1e-9)
         with progress.stage(f"alternative {i} of {len(choices)}: without {kind} {item}"):
-            result, decisions, _iterations = solve_objective(model, solver, deadline, start)
+            result, decisions, _iterations = search(model, solver, deadline, start)
         for var, bound in touched:
             var.upBound = bound
         if progress.interrupted():

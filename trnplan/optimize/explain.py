@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from trnplan.catalog import Catalog
 from trnplan.costs import scale_out_switches
+from trnplan.optimize.build import build_model
 from trnplan.optimize.levers import lever_lines, no_option_lines
-from trnplan.optimize.model import Model, build_model, set_elastic_objective
+from trnplan.optimize.model import Model, set_elastic_objective
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solve import solve
 

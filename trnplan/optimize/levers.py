@@ -15,7 +15,8 @@ import pulp
 
 from trnplan.catalog import Catalog, Scenario, month_leq
 from trnplan.costs import all_options, option_problems
-from trnplan.optimize.model import build_model, lin
+from trnplan.optimize.build import build_model
+from trnplan.optimize.model import lin
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solve import solve
 

@@ -65,7 +65,7 @@ def load_portfolio(data: dict[str, Any]) -> Catalog:
 def _capacity_pflops(data: dict[str, Any], scenario_id: str) -> float:
     """Sum over sites of the most FP8 PFLOPs one allowed option fits there (trnplan's own cost model)."""
     from trnplan.costs import site_options
-    from trnplan.optimize.model import option_upper_bound
+    from trnplan.optimize.options import option_upper_bound
 
     catalog = load_portfolio(data)
     scenario = catalog.scenarios[scenario_id]

@@ -4,7 +4,7 @@ optimum. It never decides what is optimal.
 Sites couple only through a few rows (demand, supply caps, budgets; `Model.coupling`), so:
 
 1. Duals of those rows from the LP relaxation of the whole model (capacity cuts included).
-2. Column generation: each site's own MILP (`trnplan.optimize.blocks`; a phased model's site over the
+2. Column generation: each site's own MILP (`blocks`; a phased model's site over the
    whole window) priced by the duals gives that site's best plan at those prices; the plans found so far
    are the columns of a restricted master LP (one "pick one plan" row per site, the coupling rows, an
    artificial shortfall with a large cost so it is never infeasible), re-solved for new duals. A few
@@ -24,7 +24,7 @@ Sites couple only through a few rows (demand, supply caps, budgets; `Model.coupl
 
 HiGHS checks a start's feasibility itself and proves optimality from scratch, so a start changes how
 fast the proof comes, never what is proven. Every solve here runs on one thread with a fixed seed and
-node (not time) limits, and the column generation (`trnplan.optimize.columns`) takes its sites' results
+node (not time) limits, and the column generation (`columns`) takes its sites' results
 in site order whatever its threads do, so the start, and the search that follows it, are the same on
 every run.
 """
@@ -39,14 +39,13 @@ from typing import Any
 
 import pulp
 
-from trnplan.optimize.blocks import site_blocks
-from trnplan.optimize.columns import (
+from trnplan.optimize.accelerate.blocks import site_blocks
+from trnplan.optimize.accelerate.columns import (
     Column,
     Coupling,
     Pricing,
     clip_duals,
     coupling_rows,
-    full_highs,
     generate,
     lagrangian_bound,
     margin_columns,
@@ -55,13 +54,14 @@ from trnplan.optimize.columns import (
     new_pricings,
     reduced_costs,
 )
+from trnplan.optimize.highs import HighsModel
 from trnplan.optimize.model import Model
 
 POLISH_NODES = 500
 
 def _polish(
     model: Model,
-    full: Any,
+    full: HighsModel,
     pricings: list[Pricing],
     chosen: list[Choice],
     fix: bool,
@@ -71,49 +71,50 @@ def _polish(
     from `start` when given.
 
     With `fix`, a site the master gave one plan whole also has its integer counts fixed to that plan's,
-    so only the sites it mixed plans at are searched: at 200 sites that MILP takes well under a second,
-    against 8 s with every site's counts free (HiGHS's root work on the whole model); if it finds no
-    plan, the counts are freed again and only the modes stay fixed. `mip_start` polishes a single-period
-    model that way first (the plan whose gap prunes the twice-the-duals columns), then with the counts
-    free from that plan. A phased model is polished with its counts free only: there the fixed plans
-    (each site's purchases over the window) left a 10-site x 8-quarter start 0.12% dearer."""
+    so only the sites it mixed plans at are searched (much faster at scale); if that finds no plan, the
+    counts are freed again and only the modes stay fixed. `mip_start` polishes a single-period model that
+    way first (the plan whose gap prunes the twice-the-duals columns), then with the counts free from
+    that plan. A model with periods is polished with its counts free only (fixed purchases over the
+    window gave dearer starts; bench/README.md)."""
     import highspy
 
-    integer = [v.index for v in model.prob.variables() if v.cat == pulp.LpInteger]
+    h, col = full.h, full.col
+    integer = [i for i, v in enumerate(full.columns) if v.cat == pulp.LpInteger]
     for i in integer:
-        full.changeColIntegrality(i, highspy.HighsVarType.kInteger)
+        h.changeColIntegrality(i, highspy.HighsVarType.kInteger)
     for pr, (mode, _plan) in zip(pricings, chosen, strict=True):
         for m, var in pr.block.modes.items():
             on = 1.0 if m == mode else 0.0
-            full.changeColBounds(var.index, on, on)
-    full.setOptionValue("mip_max_nodes", POLISH_NODES)
-    full.setOptionValue("mip_rel_gap", 0.0)
+            h.changeColBounds(col[var.name], on, on)
+    h.setOptionValue("mip_max_nodes", POLISH_NODES)
+    h.setOptionValue("mip_rel_gap", 0.0)
     fixed: list[tuple[int, float, float]] = []  # (column, its bounds before)
     if fix:
-        lp = full.getLp()
+        lp = h.getLp()
         kinds = set(integer)
         for pr, (_mode, plan) in zip(pricings, chosen, strict=True):
             for var, x in zip(pr.block.columns, plan.values if plan else [], strict=False):
-                if var.index in kinds:  # a count within HiGHS's integrality tolerance of a whole number
-                    fixed.append((var.index, lp.col_lower_[var.index], lp.col_upper_[var.index]))
-                    full.changeColBounds(var.index, float(round(x)), float(round(x)))
+                i = col[var.name]
+                if i in kinds:  # a count within HiGHS's integrality tolerance of a whole number
+                    fixed.append((i, lp.col_lower_[i], lp.col_upper_[i]))
+                    h.changeColBounds(i, float(round(x)), float(round(x)))
     if start is not None:
         import numpy as np
 
-        full.setSolution(len(start), np.arange(len(start), dtype=np.int32), np.array(start, dtype=float))
-    values = _run_polish(full)
+        h.setSolution(len(start), np.arange(len(start), dtype=np.int32), np.array(start, dtype=float))
+    values = _run_polish(h)
     for i, lower, upper in fixed:  # HiGHS drops its solution when the model changes: read it first
-        full.changeColBounds(i, lower, upper)
+        h.changeColBounds(i, lower, upper)
     if values is None and fixed:
-        values = _run_polish(full)
+        values = _run_polish(h)
     return values
 
 
-def _run_polish(full: Any) -> list[float] | None:
-    full.run()
-    if full.getInfo().primal_solution_status != 2:
+def _run_polish(h: Any) -> list[float] | None:
+    h.run()
+    if h.getInfo().primal_solution_status != 2:
         return None
-    return [float(x) for x in full.getSolution().col_value]
+    return [float(x) for x in h.getSolution().col_value]
 
 
 @dataclass
@@ -178,7 +179,7 @@ def gap_of(objective: float, bound: float) -> float:
 
 def _integer_plan(
     model: Model,
-    full: Any,
+    full: HighsModel,
     pricings: list[Pricing],
     coupling: Coupling,
     costs: list[float],
@@ -191,8 +192,7 @@ def _integer_plan(
     give the same plan again).
 
     From a `start` (its values and objective) the polish looks only for plans that beat it (HiGHS's
-    `objective_bound`): at 200 sites the polish from the first plan took 5-11 s and on two of four
-    generated portfolios ended dearer than it; with the bound HiGHS stops there in under a second."""
+    `objective_bound`), which stops it early where none does."""
     h, index = master(pricings, coupling, integer=True)
     if h.getInfo().primal_solution_status != 2:
         return None
@@ -202,9 +202,9 @@ def _integer_plan(
         return None
     seen.append(key)
     if start is not None:  # HiGHS stops where its bound shows no plan beats the start's
-        full.setOptionValue("objective_bound", start[1])
+        full.h.setOptionValue("objective_bound", start[1])
     values = _polish(model, full, pricings, chosen, fix, start[0] if start else None)
-    full.setOptionValue("objective_bound", math.inf)
+    full.h.setOptionValue("objective_bound", math.inf)
     if values is None:
         return None
     return values, sum(c * x for c, x in zip(costs, values, strict=True))
@@ -217,17 +217,18 @@ def mip_start(model: Model) -> Start | None:
     if model.elastic or not model.sites:
         return None
     prob = model.prob
-    full = full_highs(prob, mip=False)
-    full.run()
-    if full.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    full = HighsModel(prob, mip=False)
+    full.h.run()
+    if full.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     blocks = site_blocks(model)
     coupling = coupling_rows(model, blocks)
-    dual = list(full.getSolution().row_dual)
-    index_of = {c.name: c.index for c in prob.constraints()}
+    dual = list(full.h.getSolution().row_dual)
+    index_of = {c.name: i for i, c in enumerate(prob.constraints())}
     duals = clip_duals(coupling, [float(dual[index_of[name]]) for name in coupling.names])
-    costs = list(full.getLp().col_cost_)
-    pricings = new_pricings(blocks, costs, coupling, lean=not model.periods)
+    costs = list(full.h.getLp().col_cost_)
+    site_costs = [[float(costs[full.col[v.name]]) for v in block.columns] for block in blocks]
+    pricings = new_pricings(blocks, site_costs, coupling, lean=not model.multi)
     duals = generate(pricings, coupling, duals)
     bounds = mode_columns(pricings, coupling, duals)
     complete = all(len(site) == len(pr.block.modes) + 1 for pr, site in zip(pricings, bounds, strict=True))
@@ -235,7 +236,7 @@ def mip_start(model: Model) -> Start | None:
     if complete:
         bound = lagrangian_bound(coupling, duals, [min(site.values()) for site in bounds])
     seen: list[Any] = []
-    fix = not model.periods
+    fix = not model.multi
     first = _integer_plan(model, full, pricings, coupling, costs, seen, fix)
     margin_columns(pricings, coupling, duals, bounds, math.inf if first is None else gap_of(first[1], bound))
     again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first)
@@ -243,7 +244,7 @@ def mip_start(model: Model) -> Start | None:
     if not plans:
         return None
     values, objective = min(plans, key=lambda p: p[1])
-    start = Start({v.name: values[v.index] for v in prob.variables()}, objective, bound)
+    start = Start({v.name: values[i] for i, v in enumerate(full.columns)}, objective, bound)
     if complete:
         gap = gap_of(objective, bound)
         start.fix_off = fix_off(pricings, bounds, gap)

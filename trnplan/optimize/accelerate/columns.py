@@ -1,4 +1,4 @@
-"""Column generation over the site blocks, for `trnplan.optimize.start`: each site's pricing MILP at
+"""Column generation over the site blocks, for `start`: each site's pricing MILP at
 the coupling rows' duals, its plans as the columns of a restricted master (an LP for new duals, a MILP
 for a plan that meets the coupling rows), and the Lagrangian bound the pricing MILPs prove.
 
@@ -12,15 +12,14 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-import pulp
-
-from trnplan.optimize.blocks import SiteBlock, block_highs, new_highs
+from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs
+from trnplan.optimize.highs import confirm_infeasible, new_highs
 from trnplan.optimize.model import Model
-from trnplan.optimize.solve import confirm_infeasible
 
 MAX_ROUNDS = 4
 PRICE_NODES = 2000
@@ -56,15 +55,6 @@ class Pricing:
     highs: Any
     cost: list[float]
     columns: list[Column] = field(default_factory=list)
-
-
-def full_highs(prob: pulp.LpProblem, *, mip: bool) -> Any:
-    """The whole PuLP model as a HiGHS model, built the way PuLP builds it (so var.index is its column)."""
-    solver = pulp.HiGHS(msg=False, threads=1, random_seed=0, mip=mip)
-    h = new_highs()
-    prob.solverModel = h
-    solver.buildSolverModel(prob)
-    return h
 
 
 def coupling_rows(model: Model, blocks: list[SiteBlock]) -> Coupling:
@@ -108,8 +98,8 @@ def _price(
     """Solve the site's MILP at the duals: (a lower bound on its reduced cost, its best plan or [] when it
     found none); an infeasible site gives (inf, []); None when the MILP ends with no bound to trust.
 
-    The MILP stops at PRICE_NODES nodes (a near-tie at some duals took one 200-site run 36 s and 370,000
-    nodes); its dual bound is still a valid lower bound, and its incumbent still a plan of the site."""
+    The MILP stops at PRICE_NODES nodes (near-ties at some duals can take a long search); its dual bound
+    is still a valid lower bound, and its incumbent still a plan of the site."""
     import highspy
     import numpy as np
 
@@ -219,8 +209,6 @@ def _each_site(work: Callable[[Pricing, int], T], pricings: list[Pricing]) -> li
     in site order, so the outcome is the same whatever the threads do."""
     if PRICE_THREADS <= 1 or len(pricings) < 2:
         return [work(pr, s) for s, pr in enumerate(pricings)]
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(max_workers=PRICE_THREADS) as pool:
         return list(pool.map(work, pricings, range(len(pricings))))
 
@@ -268,9 +256,8 @@ def margin_columns(
 ) -> None:
     """In every mode that can hold a plan no dearer than the first start (its bound within `gap` of the
     site's best), the best plans at higher prices: the fills an integer plan needs at the margin (without
-    them a 25-site portfolio's start came out 0.23% dearer and its proof 5x slower). A mode further off
-    is fixed off anyway, so its columns could only make the master choose a plan dearer than that start:
-    at 200 sites, about half the modes."""
+    them starts come out dearer and proofs slower; bench/README.md). A mode further off is fixed off
+    anyway, so its columns could only make the master choose a plan dearer than that start."""
 
     def work(pr: Pricing, s: int) -> None:
         best = min(bounds[s].values(), default=math.inf)
@@ -316,13 +303,12 @@ def _site_modes(pr: Pricing, s: int, coupling: Coupling, duals: list[float]) -> 
 
 
 def new_pricings(
-    blocks: list[SiteBlock], costs: list[float], coupling: Coupling, *, lean: bool = False
+    blocks: list[SiteBlock], costs: list[list[float]], coupling: Coupling, *, lean: bool = False
 ) -> list[Pricing]:
-    """Each site's pricing MILP, from the whole model's column costs (`var.index` order); `lean`: with
+    """Each site's pricing MILP, from its columns' costs in the whole model; `lean`: with
     `blocks.SMALL_MIP_OPTIONS`."""
     pricings = []
-    for s, block in enumerate(blocks):
-        cost = [float(costs[v.index]) for v in block.columns]
+    for s, (block, cost) in enumerate(zip(blocks, costs, strict=True)):
         pr = Pricing(block, block_highs(block, integer=True, lean=lean), cost)
         pr.highs.setOptionValue("mip_rel_gap", 1e-6)
         pr.highs.setOptionValue("mip_max_nodes", PRICE_NODES)

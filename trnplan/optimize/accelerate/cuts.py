@@ -3,7 +3,7 @@
 The LP relaxation mixes a fraction of a cheap small fabric mode's binary with a large one's, so it prices
 big sites too cheaply. For each site s, each fabric mode m = (scale-out switch o, tiers t) and each
 measure q (FP8 PFLOPs always; chips and HBM TB when demanded), a small LP over the site's own rows
-(`trnplan.optimize.blocks`) with y[s,m] = 1 and every other mode off gives W[s,m,q], the most of q the
+(`blocks`) with y[s,m] = 1 and every other mode off gives W[s,m,q], the most of q the
 site can hold in mode m; W0[s,q] is the same with no mode on. One row per site and measure:
 
     sum_i q_i n[s,i] <= W0[s,q] + sum_m (W[s,m,q] - W0[s,q]) y[s,m]
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from trnplan.optimize.blocks import SiteBlock, block_highs, site_blocks
-from trnplan.optimize.model import Model, lin
-from trnplan.optimize.solve import confirm_infeasible
+from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs, site_blocks
+from trnplan.optimize.highs import confirm_infeasible
+from trnplan.optimize.model import Model, lin, name
 
 MEASURES = ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops")
 
@@ -99,6 +99,6 @@ def add_capacity_cuts(model: Model) -> int:
             ]
             pairs += [(sm.y[m], -(w - w0)) for m, w in sorted(by_mode.items())]
             scale = 1.0 / max([w0, *by_mode.values(), 1.0])  # coefficients at most 1: kinder numerics
-            model.prob += lin((v, c * scale) for v, c in pairs) <= w0 * scale, f"capcut_{sm.tag}_{q}"
+            model.prob += lin((v, c * scale) for v, c in pairs) <= w0 * scale, name("capcut", sm.tag, q)
             added += 1
     return added

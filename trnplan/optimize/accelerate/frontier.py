@@ -26,15 +26,10 @@ when every plan no dearer than z keeps each site within that window (z - LB <= W
 rounding margin); else a second walk within z - LB (G if the first found no plan), which then holds by
 construction (z is a plan, so no dearer than the start). The walk's cost grows about in proportion to
 its window, so after a first walk of more than 6 MILPs a site, a second one predicted past the budget
-(the first's MILPs beyond two a site, x the windows' ratio) is not begun. Why W so: on four generated
-200-site portfolios the optimum lay 0.62-1.13 M USD (3.1e-6 to 4.7e-6 of the TCO) above LB on three,
-while G ranged from 0.68 to 5.2; walking all of G = 5.2 took 18,861 MILPs, within 1.2 (one walk,
-proven) 3,713. On the fourth, G = 18.6 (6.4e-5 of the TCO) with the start only 0.43 above the optimum:
-the Lagrangian bound is what is weak there, the optimum lies 18.2 above it, a walk of all of G took
-49,000 MILPs (317 s) and the first walk (2,728 MILPs) found no plan within W. A start whose G exceeds
-WIDE_START first windows is so not walked at all: the first walk could prove only a start more than 9
-windows above the optimum, and HiGHS's search (which proves that portfolio in 25 s from the start)
-decides.
+(the first's MILPs beyond two a site, x the windows' ratio) is not begun; a start whose G exceeds
+WIDE_START first windows is not walked at all (the first walk could prove only a start far above the
+optimum): HiGHS's search decides. Why W, WIDE_START and the thresholds are what they are: bench/README.md,
+"Why the optimizer's thresholds are what they are".
 
 Exact: every plan of a site within its row is dominated by a breakpoint (no less F, no more cost), so
 the program's optimum is no dearer than any plan within the rows, i.e. than the optimum; and it is a
@@ -43,14 +38,14 @@ demand is met in whole quanta). The assembled plan is checked against every row 
 is used. Each walk MILP is proven to HiGHS's absolute gap of 1e-9 (the objective is in M USD), so the
 optimum is exact to a dollar over 200 sites, as HiGHS's own proof is to the dollar on the whole model.
 
-Only from FRONTIER_MIN_SITES sites: below that HiGHS proves the portfolios of bench/ in seconds, while
-the walk's cost grows with G, which is wider on small portfolios (25 sites: G = 26 M USD, 9,832 MILPs
-and 98 s against HiGHS's 3.2 s). The walk stops past WALK_MILPS_PER_SITE MILPs a site on average
-(deterministically: the sum of each site's own walk, whatever the threads do), then HiGHS's search.
+Only from FRONTIER_MIN_SITES sites (below, HiGHS's search is faster than the walk). The walk stops
+past WALK_MILPS_PER_SITE MILPs a site on average (deterministically: the sum of each site's own walk,
+whatever the threads do), then HiGHS's search.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import threading
 import time
@@ -58,10 +53,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from trnplan.optimize.columns import PRICE_THREADS
+from trnplan.optimize import progress
+from trnplan.optimize.accelerate.blocks import block_highs
+from trnplan.optimize.accelerate.columns import PRICE_THREADS
+from trnplan.optimize.accelerate.start import Prices, Start, gap_of, reduced_cost_rows
+from trnplan.optimize.highs import PROGRESS_STEP_S, confirm_infeasible
 from trnplan.optimize.model import Model
-from trnplan.optimize.solve import confirm_infeasible
-from trnplan.optimize.start import Prices, Start, gap_of, reduced_cost_rows
 
 FRONTIER_MIN_SITES = 150
 WALK_MILPS_PER_SITE = 60
@@ -123,8 +120,6 @@ def _walks(prices: Prices, start: Start, q: float, window: float) -> list[Walk]:
     import highspy
     import numpy as np
 
-    from trnplan.optimize.blocks import block_highs
-
     owner = {v.name: s for s, pr in enumerate(prices.pricings) for v in pr.block.columns}
     rows: dict[int, list[tuple[list[tuple[str, float]], float]]] = {}
     made = reduced_cost_rows(prices.pricings, prices.coupling, prices.duals, prices.bounds, window)
@@ -157,17 +152,12 @@ def _walk_all(walks: list[Walk], budget: Budget) -> bool:
     """Every site's walk on PRICE_THREADS threads (each its own HiGHS instance); False as soon as one
     fails (the rest stop at their next MILP). Ctrl-C stops them all the same way, then is re-raised; in
     a session that keeps the best plan it is noted instead (`progress.interrupted()`): no proof."""
-    from concurrent.futures import ThreadPoolExecutor, wait
-
-    from trnplan.optimize import progress
-    from trnplan.optimize.solve import PROGRESS_STEP_S
-
-    pool = ThreadPoolExecutor(max_workers=PRICE_THREADS)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=PRICE_THREADS)
     try:
         futures = [pool.submit(_run, w, budget) for w in walks]
         pending = set(futures)
         while pending:  # short waits, where Ctrl-C lands at once
-            done, pending = wait(pending, timeout=PROGRESS_STEP_S)
+            done, pending = concurrent.futures.wait(pending, timeout=PROGRESS_STEP_S)
             if any(f.exception() is not None or not f.result() for f in done):
                 budget.stop()  # one walk failed: no proof, so the others stop too
         return all(f.result() for f in futures)
@@ -258,7 +248,7 @@ def applicable(model: Model, start: Start | None) -> float | None:
     prices = start.prices if start is not None else None
     if (
         prices is None
-        or model.periods
+        or model.multi
         or model.elastic
         or model.scenario.objective != "min_tco"
         or len(model.sites) < FRONTIER_MIN_SITES

@@ -6,7 +6,7 @@ onto the site (the other sites' terms dropped: valid because every variable is >
 have non-negative coefficients). Any plan of the whole model restricted to the site is feasible for the
 block, so what a block's LP or MILP proves about the site holds in the whole model.
 
-Used by `trnplan.optimize.cuts` (capacity LPs) and `trnplan.optimize.start` (pricing MILPs).
+Used by `cuts` (capacity LPs) and `start` (pricing MILPs).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from trnplan.optimize.highs import new_highs
 from trnplan.optimize.model import Model, SiteModel
 
 
@@ -74,10 +75,10 @@ def site_blocks(model: Model) -> list[SiteBlock]:
     the scale-out switch types (the tiers may grow from period to period)."""
     blocks = []
     owner: dict[str, int] = {}
-    known = {v.name for v in model.prob.variables()} if model.periods else set()
+    known = {v.name for v in model.prob.variables()} if model.multi else set()
     for s, sm in enumerate(model.sites):
         modes: dict[Any, Any]
-        if model.periods:  # a variable no row mentions (a period's unused option) is left out
+        if model.multi:  # a variable no row mentions (a period's unused option) is left out
             columns = [v for pm in model.periods for v in site_variables(pm.sites[s]) if v.name in known]
             modes = {o: model.window[s][o] for o in sorted(model.window[s])}
             columns += list(modes.values())
@@ -111,20 +112,6 @@ def _place_row(blocks: list[SiteBlock], owner: dict[str, int], coupling: bool, c
         block.rows.append(Row(lo, hi, [i for i, _ in own], [c for _, c in own]))
 
 
-def new_highs() -> Any:
-    """A silent one-thread HiGHS (threads are per process: every instance must say 1)."""
-    import highspy
-
-    from trnplan.optimize.solve import silence_highs_banner
-
-    silence_highs_banner()
-    h = highspy.Highs()  # type: ignore[no-untyped-call]
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("random_seed", 0)
-    return h
-
-
 SMALL_MIP_OPTIONS: dict[str, bool | float] = {
     "mip_allow_restart": False,
     "mip_detect_symmetry": False,
@@ -134,12 +121,10 @@ SMALL_MIP_OPTIONS: dict[str, bool | float] = {
     "mip_heuristic_run_root_reduced_cost": False,
     "mip_heuristic_effort": 0.0,
 }
-"""A site's block as a MILP is small (at 200 sites about 45 columns, 40 rows, 20 integers) and solved
-thousands of times (pricing, `optimize.frontier`'s walk), nearly always at the root: there HiGHS's
-whole-model machinery (restarts, symmetry detection, its primal heuristics) costs more than it finds.
-Without it the 200-site seed-1 walk took 82 thread-seconds instead of 114 with the same breakpoints, and
-the start's pricing 7 s instead of 19 (bench/README.md). What a MILP proves does not depend on them. A
-phased model's window-long blocks keep HiGHS's defaults: there the start took as long either way."""
+"""A site's block as a MILP is small and solved thousands of times (pricing, `frontier`'s walk), nearly
+always at the root, where HiGHS's whole-model machinery (restarts, symmetry detection, its primal
+heuristics) costs more than it finds (bench/README.md). What a MILP proves does not depend on them. A
+model with periods keeps HiGHS's defaults for its window-long blocks."""
 
 
 def block_highs(block: SiteBlock, *, integer: bool, lean: bool = False) -> Any:

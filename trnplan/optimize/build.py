@@ -1,0 +1,115 @@
+"""One builder for one or many periods, as PyPSA's `create_model`: a scenario without periods is one period.
+
+Per period p, each site gets the rows of `trnplan.optimize.constraints` on what is *installed* then, read
+against that period's site figures, prices, demand and available switches (`catalog_at`). Only a scenario
+with periods (`Model.multi`) adds what links them: n[s,i,p] >= n[s,i,p-1] (nothing is retired), nothing
+before it can be bought, and x[s,o] binary: one scale-out switch type per site for the whole window. Money
+(`define_money`): TCO = sum_p L_p [(CRF + m) C_p + opex_p] (C_p the capex of what is installed in p),
+performance in PFLOP-years; one period is the whole horizon and its PFLOPs. Supply caps and the capex
+budget hold on the last period; the model's `sites` are the last period's, so alternatives, cuts and
+unlocks that bound them bound every period (installed units only grow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pulp
+
+from trnplan.catalog import Catalog
+from trnplan.catalog.periods import Period, catalog_at, periods_of, scenario_at, single_view
+from trnplan.costs import option_month, scale_out_switches
+from trnplan.optimize.accelerate import add_capacity_cuts
+from trnplan.optimize.constraints import (
+    define_demand,
+    define_money,
+    define_site,
+    define_supply,
+    define_unlocks,
+    define_window,
+)
+from trnplan.optimize.model import Model, PeriodModel, SiteModel, lin
+from trnplan.optimize.options import prepare_sites, widest_view
+
+START_MIN_SITES = 20
+"""From this many sites on, a solve starts from the primal heuristic's plan (below it costs more than it
+saves; bench/README.md); a start never changes what is proven."""
+
+
+def build_model(
+    catalog: Catalog,
+    scenario_id: str,
+    *,
+    elastic: bool = False,
+    cuts: bool = True,
+    start: bool | None = None,
+) -> Model:
+    """The MILP of a scenario; the objective is set by the caller (see `set_objective`).
+
+    `elastic`: capacity rows take slacks and blocked options come in behind unlock binaries (the
+    explanation of an infeasible scenario). `cuts` adds the per-site capacity cuts (never in elastic
+    mode): the same plans, a tighter LP. `start` hands HiGHS a MIP start; None: from START_MIN_SITES
+    sites on. `cuts=False, start=False` is the first version's model, kept for bench/."""
+    scenario = catalog.scenarios[scenario_id]
+    multi = scenario.periods is not None
+    periods = periods_of(scenario)
+    views, wide = period_views(catalog, scenario_id, periods)
+    wide_scenario = wide.scenarios[scenario_id]
+
+    def when(opt: Any) -> str:
+        return option_month(catalog, opt)
+
+    base = prepare_sites(wide, wide_scenario, elastic, when if multi else None)
+    out_switches = scale_out_switches(wide, wide_scenario)
+    last = views[-1]
+    sense = pulp.LpMinimize if scenario.objective == "min_tco" or elastic else pulp.LpMaximize
+    prob = pulp.LpProblem(f"trnplan_{scenario_id}".replace("-", "_").replace(".", "_"), sense)
+    model = Model(
+        prob, last, last.scenarios[scenario_id], scenario_id, [], out_switches, lin([]), lin([]), lin([]),
+        elastic, multi=multi,
+    )
+    demanding = any(not v.scenarios[scenario_id].demand.empty for v in views)
+    for p, view in zip(periods, views, strict=True):
+        pm = _period(model, p, view, base)
+        for sm in pm.sites:
+            define_site(prob, pm.model, sm, out_switches, (p.start, when) if multi else None)
+        if not pm.model.scenario.demand.empty or (p is periods[-1] and not demanding):
+            define_demand(prob, pm.model)
+        model.periods.append(pm)
+    if multi:
+        model.window = define_window(prob, model.periods, out_switches)
+    model.sites = model.periods[-1].sites
+    define_supply(prob, model)
+    define_money(prob, model)
+    if elastic:
+        define_unlocks(prob, model)
+    elif cuts:
+        for pm in model.periods:  # a period's blocks: the rows linking periods are left out
+            add_capacity_cuts(pm.model)
+    model.use_start = not elastic and (len(model.sites) >= START_MIN_SITES if start is None else start)
+    return model
+
+
+def period_views(catalog: Catalog, scenario_id: str, periods: list[Period]) -> tuple[list[Catalog], Catalog]:
+    """Each period's single-period view of the catalog, and the widest of them (the options' view)."""
+    scenario = catalog.scenarios[scenario_id]
+    if scenario.periods is None:
+        view = single_view(catalog, scenario_id)
+        return [view], view
+    views = [catalog_at(catalog, scenario_id, p.start, scenario_at(scenario, p)) for p in periods]
+    return views, widest_view(catalog, scenario_id, views)
+
+
+def _period(model: Model, p: Period, view: Catalog, base: list[SiteModel]) -> PeriodModel:
+    """One period's view of the model (sharing its problem, slacks and coupling rows) and site models,
+    named by the period's tag when the model has periods."""
+    tag, label = (f"_{p.tag}", f"in {p.start} ") if model.multi else ("", "")
+    sub = replace(model, catalog=view, scenario=view.scenarios[model.scenario_id], sites=[], periods=[],
+                  tag=tag, when=label, multi=False)
+    sub.sites = [
+        SiteModel(b.site, b.index, b.options, b.blocked, b.upper,
+                  tag=f"{b.index}{p.tag}" if model.multi else "", when=label)
+        for b in base
+    ]
+    return PeriodModel(p, sub, sub.sites)

@@ -1,0 +1,199 @@
+"""The one bridge from a PuLP problem to highspy, as linopy's `to_highspy`: build HiGHS's model from the
+problem once (columns in `prob.variables()` order, rows in `prob.constraints` order, as PuLP itself
+numbers them), set options, a MIP start and extra rows, run, and read the values back onto the PuLP
+variables. No PuLP solver class is used or patched.
+
+`run` lets Ctrl-C stop a solve at once: highspy solves in its worker thread while the main thread waits
+in short steps (where SIGINT lands), then HiGHS is asked to stop through its interrupt callbacks.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import pulp
+
+from trnplan.optimize import progress
+
+HIGHS_SEED = 0
+"""HiGHS's random seed for `trnplan.optimize.solve.solve` (the acceleration's own solves keep 0). Always 0
+in trnplan; bench/ sets others in its own processes to see how much a proof's time depends on the search."""
+
+PROGRESS_STEP_S = 0.1
+"""How often the waiting main thread looks at a solve (and reports progress)."""
+
+_banner_silenced = False
+
+
+def silence_banner() -> None:
+    """highspy prints a banner to fd 1 on the first Highs() of a process; swallow it once."""
+    global _banner_silenced
+    if _banner_silenced:
+        return
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        highspy.Highs()  # type: ignore[no-untyped-call]
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+    _banner_silenced = True
+
+
+def version() -> str:
+    """HiGHS's version, as a plan records it."""
+    import highspy
+
+    silence_banner()
+    return f"{highspy.Highs().version()}"  # type: ignore[no-untyped-call]
+
+
+def new_highs(seed: int = 0) -> Any:
+    """A silent one-thread HiGHS with a fixed seed (threads are per process: every instance says 1)."""
+    import highspy
+
+    silence_banner()
+    h = highspy.Highs()  # type: ignore[no-untyped-call]
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", seed)
+    return h
+
+
+class HighsModel:
+    """A PuLP problem as a HiGHS model: `h` (the highspy instance), `columns` (the PuLP variables, in
+    column order) and `col` (variable name -> column). `mip=False` leaves every column continuous."""
+
+    def __init__(self, prob: pulp.LpProblem, *, mip: bool = True, seed: int = 0) -> None:
+        import highspy
+        import numpy as np
+
+        self.prob = prob
+        self.h = new_highs(seed)
+        self.columns = list(prob.variables())
+        self.col = {v.name: i for i, v in enumerate(self.columns)}
+        inf = highspy.kHighsInf
+        sense = -1.0 if prob.sense == pulp.LpMaximize else 1.0
+        objective = prob.objective if prob.objective is not None else pulp.LpAffineExpression()
+        n = len(self.columns)
+        cost = np.array([sense * objective.get(v, 0.0) for v in self.columns], dtype=float)
+        lower = np.array([-inf if v.lowBound is None else v.lowBound for v in self.columns], dtype=float)
+        upper = np.array([inf if v.upBound is None else v.upBound for v in self.columns], dtype=float)
+        self.h.addCols(n, cost, lower, upper, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        if mip:
+            for i, v in enumerate(self.columns):
+                if v.cat == pulp.LpInteger:
+                    self.h.changeColIntegrality(i, highspy.HighsVarType.kInteger)
+        for constraint in prob.constraints():
+            items = [(self.col[var.name], coef) for var, coef in constraint.items() if coef != 0]
+            lb, ub = constraint.getLb(), constraint.getUb()
+            self.h.addRow(
+                -inf if lb is None else lb,
+                inf if ub is None else ub,
+                len(items),
+                np.array([i for i, _ in items], dtype=np.int32),
+                np.array([c for _, c in items], dtype=float),
+            )
+
+    def set_options(self, **options: Any) -> None:
+        for name, value in options.items():
+            self.h.setOptionValue(name, value)
+
+    def add_rows(self, rows: list[tuple[list[tuple[str, float]], float]]) -> None:
+        """Append rows `sum coef x var <= upper` (after the problem's own, which keep their numbers)."""
+        import highspy
+        import numpy as np
+
+        for terms, upper in rows:
+            idx = np.array([self.col[name] for name, _ in terms], dtype=np.int32)
+            coefs = np.array([c for _, c in terms], dtype=float)
+            self.h.addRow(-highspy.kHighsInf, upper, len(terms), idx, coefs)
+
+    def set_start(self, values: dict[str, float] | None) -> None:
+        """Hand HiGHS a MIP start: variable name -> value (variables not named are left to HiGHS)."""
+        if not values:
+            return
+        import numpy as np
+
+        pairs = [(i, values[v.name]) for i, v in enumerate(self.columns) if v.name in values]
+        index = np.array([i for i, _ in pairs], dtype=np.int32)
+        self.h.setSolution(len(pairs), index, np.array([x for _, x in pairs], dtype=float))
+
+    def read_back(self) -> None:
+        """Each PuLP variable's value from HiGHS's solution (as PuLP's own HiGHS interface does)."""
+        values = list(self.h.getSolution().col_value)
+        if len(values) != len(self.columns):
+            return
+        for v, x in zip(self.columns, values, strict=True):
+            v.varValue = x
+
+
+def run(h: Any) -> None:
+    """Run HiGHS so that Ctrl-C stops it at once (`h.run()` keeps the main thread in C until the solve
+    ends: Python would act on SIGINT only then).
+
+    Inside a `progress.watch` session, HiGHS's MIP callbacks record the incumbent, bound and gap, and the
+    waiting main thread reports them; a session that keeps the best plan on Ctrl-C gets the stopped solve
+    back as it is (HiGHS says "interrupted", with its incumbent if it has one) instead of the exception.
+    """
+    session = progress.current()
+    latest = _watch_mip(h) if session is not None and session.progress is not None else None
+    h.HandleUserInterrupt = True
+    h.startSolve()
+    try:
+        while not h.wait(PROGRESS_STEP_S)[0]:
+            if latest is not None and session is not None:
+                session.report(*latest)
+    except KeyboardInterrupt:
+        h.cancelSolve()
+        h.wait()
+        if session is None or not session.keep_best_on_interrupt:
+            raise
+        session.interrupted = True
+
+
+def _watch_mip(h: Any) -> list[float | None]:
+    """Subscribe to HiGHS's MIP callbacks; the list returned holds [incumbent, bound, gap] as they change
+    (written by the solver's thread, read by the main thread: three floats, no lock needed)."""
+    latest: list[float | None] = [None, None, None]
+
+    def record(event: Any) -> None:
+        out = event.data_out
+        primal, dual, gap = out.mip_primal_bound, out.mip_dual_bound, out.mip_gap
+        latest[0] = primal if abs(primal) < 1e300 else None
+        latest[1] = dual if abs(dual) < 1e300 else None
+        latest[2] = gap if latest[0] is not None and 0 <= gap < 1e300 else None
+
+    h.cbMipInterrupt.subscribe(record)
+    h.cbMipImprovingSolution.subscribe(record)
+    return latest
+
+
+def confirm_infeasible(h: Any, rerun: Any = None) -> bool:
+    """Re-check a HiGHS "infeasible" once with presolve off; True if a second run was made.
+
+    HiGHS 1.16.0's presolve has called a feasible MILP infeasible (`tests/fixtures/highs/
+    presolve_infeasible.mps`). Everything here that acts on "infeasible" (a fabric mode fixed off, a
+    capacity cut of 0, a scenario reported as having no plan) asks twice: the second run's outcome is the
+    answer. `rerun` runs the model again (default `h.run()`); it costs a solve only where HiGHS says
+    infeasible."""
+    import highspy
+
+    if h.getModelStatus() != highspy.HighsModelStatus.kInfeasible:
+        return False
+    h.setOptionValue("presolve", "off")
+    try:
+        if rerun is None:
+            h.run()
+        else:
+            rerun(h)
+    finally:
+        h.setOptionValue("presolve", "choose")  # trnplan never sets another
+    return True
