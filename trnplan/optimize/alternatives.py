@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from trnplan.catalog import Catalog
-from trnplan.costs import objective_value, perf_of
-from trnplan.costs.phased import evaluate_decisions
+from trnplan.costs import evaluate_decisions, objective_value, perf_of
 from trnplan.optimize.model import Model, build_model
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solution import AlternativeSolution, Decisions, Termination

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from trnplan.catalog import Catalog, Scenario
 from trnplan.costs import Deployment, evaluate, perf_of, scale_out_switches, site_options
-from trnplan.plan.check import constraint_rows
+from trnplan.plan.rows import constraint_rows
 
 
 @dataclass(frozen=True)

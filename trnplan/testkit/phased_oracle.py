@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from trnplan.catalog import Catalog
 from trnplan.catalog.periods import catalog_at, periods_of, scenario_at
+from trnplan.costs import evaluate_decisions as evaluate_phased
 from trnplan.costs import perf_of
-from trnplan.costs.phased import evaluate_phased
 from trnplan.optimize.solution import Decisions
 from trnplan.testkit.oracle import EMPTY, Candidate, _add_up, _meets_demand, site_candidates
 
