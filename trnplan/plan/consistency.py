@@ -179,7 +179,7 @@ def _site_self_problems(
     return problems
 
 
-_SUMS: dict[str, tuple[str, float]] = {
+_SUMS: dict[str, tuple[str, float | None]] = {
     "chips": ("deployments'", 0),
     "units": ("deployments'", 0),
     "racks": ("sites'", 0),
@@ -188,10 +188,11 @@ _SUMS: dict[str, tuple[str, float]] = {
     "facility_power_kw": ("sites'", 0.011),
     "domains": ("deployments'", 0),
     "network_racks": ("sites' scale-out", 0),
-    "energy_usd_per_year": ("sites'", -1),
-    "colocation_usd_per_year": ("sites'", -1),
+    "energy_usd_per_year": ("sites'", None),
+    "colocation_usd_per_year": ("sites'", None),
 }
-"""Totals that are sums, of what, with what slack (-1: a cent a site and one more, money rounded)."""
+"""Totals that are sums, of what, with what slack (None: a cent a site and one more, for money rounded
+site by site)."""
 PLAN_SUMS = tuple(_SUMS)
 PERIOD_SUMS = ("chips", "units", "racks", "network_racks", "it_power_kw", "facility_power_kw")
 
@@ -216,7 +217,7 @@ def _totals_sums(
         else:
             parts = sum(s.scale_out.network_racks for s in sites.values())
             where = [(*r, "scale_out", "network_racks") for r in site_rows]
-        slack = 0.01 * (len(sites) + 1) if tol < 0 else tol
+        slack = 0.01 * (len(sites) + 1) if tol is None else tol
         problems += sum_mismatch(
             (*at, "totals", key), float(stated), parts, f"is not the sum of its {whose} {key}", slack, where
         )
