@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trnplan.costs import maintenance_usd_per_year
+from trnplan.costs import maintenance_usd_per_year, opex_usd_per_year
 from trnplan.errors import KeyPath
 from trnplan.numbers import PLAN_DIGITS, cents
 from trnplan.plan.counts import deployment_count_problems
@@ -33,7 +33,7 @@ from trnplan.plan.mismatch import (
     sum_mismatch,
     usd_text,
 )
-from trnplan.plan.model import PeriodSite, Plan, PlanPeriod, SiteSection
+from trnplan.plan.model import Economics, PeriodSite, Plan, PlanPeriod, SiteSection
 from trnplan.plan.money import economics_problems, objective_problems, window_problems
 
 __all__ = ["REL_TOL", "Mismatch", "bom_capex_problem", "lines_text", "relation", "self_check"]
@@ -121,7 +121,7 @@ def _site_sums(at: KeyPath, s: SiteSection | PeriodSite) -> list[Mismatch]:
 
 
 def _site_self_problems(
-    site_id: str, s: SiteSection, maintenance_rate: float | None, bom_lines: int
+    site_id: str, s: SiteSection, economics: Economics | None, bom_lines: int
 ) -> list[Mismatch]:
     """A site's racks, IT power and capex are those of its deployments and fabric; its facility power is at
     least its IT power (PUE >= 1); its opex is energy + colocation + maintenance."""
@@ -149,8 +149,8 @@ def _site_self_problems(
                 [at + ("it_power_kw",)],
             )
         )
-    if maintenance_rate is not None:
-        opex = s.energy_usd_per_year + s.colocation_usd_per_year + s.capex_usd * maintenance_rate
+    if economics is not None:
+        opex = opex_usd_per_year(economics, s.energy_usd_per_year, s.colocation_usd_per_year, s.capex_usd)
         problems += sum_mismatch(
             at + ("opex_usd_per_year",),
             s.opex_usd_per_year,
@@ -354,12 +354,11 @@ def self_check(plan: Plan) -> list[Mismatch]:
     out_of_range = _range_problems(plan.model_dump())
     if out_of_range:
         return out_of_range
-    maintenance = plan.economics.maintenance_rate if plan.economics else None
     problems = deployment_count_problems(plan)
     problems += _bom_self_problems(plan)
     lines = Counter(line.site for line in plan.bom)
     for site_id, section in sorted(plan.sites.items()):
-        problems += _site_self_problems(site_id, section, maintenance, lines[site_id])
+        problems += _site_self_problems(site_id, section, plan.economics, lines[site_id])
     problems += _totals_sums((), plan.totals, plan.sites, PLAN_SUMS) + _totals_money_problems(plan)
     problems += _effective_self_problems(plan)
     problems += economics_problems(plan)
