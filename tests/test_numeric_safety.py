@@ -32,7 +32,7 @@ from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, InfeasibleError, InputError
 from trnplan.optimize.solve import solve
 from trnplan.plan import plan_scenario
-from trnplan.plan.build import MAX_PLAN_USD
+from trnplan.plan.body import MAX_PLAN_USD
 from trnplan.plan.check import check_plan
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 from trnplan.testkit.oracle import best_plan

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from trnplan.errors import InputError
-from trnplan.numbers import canon
+from trnplan.numbers import canon, cents
 from trnplan.plan import PLAN_FORMAT, Plan, plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.plan.file import parse_plan, plan_to_yaml, read_plan, write_plan
@@ -142,3 +142,51 @@ def test_new_files_follow_the_umask_and_replacements_keep_their_mode(plan, tmp_p
         assert kept.stat().st_mode & 0o777 == 0o640
     finally:
         os.umask(old)
+
+
+ONE_PERIOD = """\
+scenarios:
+  one-period:
+    sites: [iad-air, ind-new, wa-remote]
+    chips: [trn3]
+    demand: {chips: 100000}
+    periods: [2026-06]
+    objective: min_tco
+    horizon_years: 5
+    cost_of_capital: 0.08
+    utilization: 0.8
+    maintenance_rate: 0.03
+    fabric: {cooling: air, oversubscription: 1, rack_usd: 10000}
+"""
+
+
+def test_one_period_plans_exactly_as_no_periods(tmp_path) -> None:
+    """The shipped trn3-100k (as_of 2026-06) and the same scenario with `periods: [2026-06]` and no as_of:
+    one model, one cost formula (L = W = horizon_years), so the same deployments, fabric and purchases, and
+    the same capex and TCO to the cent. Only the plan formats differ (trnplan-plan/1 and /2)."""
+    from trnplan.specs.load import load_specs
+
+    (tmp_path / "scenarios.yaml").write_text(ONE_PERIOD, encoding="utf-8")
+    catalog = load_specs(["@catalog", str(tmp_path)])
+    single = plan_scenario(catalog, "trn3-100k", alternatives=0)
+    one = plan_scenario(catalog, "one-period", alternatives=0)
+    assert (single.format, one.format) == (PLAN_FORMAT, "trnplan-plan/2")
+    assert one.periods is not None and [(p.start, p.years) for p in one.periods] == [("2026-06", 5)]
+
+    def deployments(plan: Plan) -> dict[str, list[tuple[str, int, int, float]]]:
+        return {
+            site: [(d.key, d.units, d.chips, d.capex_usd) for d in s.deployments]
+            for site, s in plan.sites.items()
+        }
+
+    assert deployments(one) == deployments(single)
+    assert {k: s.scale_out for k, s in one.sites.items()} == {k: s.scale_out for k, s in single.sites.items()}
+    money = ("capex_usd", "tco_usd", "opex_usd_per_year", "energy_usd_per_year", "colocation_usd_per_year")
+    for key in money:
+        assert cents(getattr(one.totals, key)) == cents(getattr(single.totals, key)), key
+    assert [(x.site, x.item, x.quantity, x.extended_usd) for x in one.bom] == [
+        (x.site, x.item, x.quantity, x.extended_usd) for x in single.bom
+    ]
+    assert {line.period for line in one.bom} == {"2026-06"} and {line.period for line in single.bom} == {None}
+    assert one.totals.usd_per_pflop_hour == pytest.approx(single.totals.usd_per_pflop_hour, rel=1e-12)
+    assert one.economics == single.economics

@@ -15,7 +15,7 @@ from typing import Any
 
 from trnplan.errors import InputError
 from trnplan.numbers import canon, cents, quantity_text, shortest, usd_text
-from trnplan.plan.check import bom_capex_problem
+from trnplan.plan.mismatch import bom_capex_problem
 from trnplan.plan.model import BomLine, Plan
 
 BOM_FORMAT = "trnplan-bom/1"

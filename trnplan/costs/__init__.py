@@ -1,9 +1,10 @@
 """The cost model: the one place that turns deployment decisions into money, power and space.
 
 The optimizer takes its coefficients from here (`Option`, `tco_per_capex_usd`, `opex_usd_per_kw_year`),
-and `evaluate` computes a whole plan from decisions alone, for the plan file, `check_plan`, the BOM
-and the tests' brute-force oracle. `rates` holds the money rates, `options` the per-option figures and
-the reasons an option is blocked, `evaluate` the figures of a whole plan.
+and `evaluate_decisions` computes a whole plan, of one period or many, from decisions alone, for the plan
+file, `check_plan`, the BOM and the tests' brute-force oracle. `rates` holds every money formula once,
+`options` the per-option figures and the reasons an option is blocked, `evaluate` the figures of one
+period's installed base, `window` what each period buys and the window's money.
 """
 
 from __future__ import annotations
@@ -31,15 +32,23 @@ from trnplan.costs.options import (
 )
 from trnplan.costs.rates import (
     OBJECTIVE_UNITS,
+    MoneyTerms,
+    capex_usd_per_year,
     colocation_usd_per_kw_year,
     crf,
     energy_usd_per_kw_year,
+    maintenance_usd_per_year,
     objective_unit,
     objective_value,
     opex_usd_per_kw_year,
+    opex_usd_per_year,
     perf_of,
     tco_per_capex_usd,
+    usd_per_hour,
+    window_crf,
+    window_tco_usd,
 )
+from trnplan.costs.window import PeriodFigures, WindowEvaluation, evaluate_decisions, period_view
 
 __all__ = [
     "NO_SWITCH",
@@ -47,30 +56,41 @@ __all__ = [
     "Deployment",
     "DeploymentFigures",
     "Evaluation",
+    "MoneyTerms",
     "Option",
+    "PeriodFigures",
     "Reason",
     "SiteFigures",
+    "WindowEvaluation",
     "all_options",
+    "capex_usd_per_year",
     "colocation_usd_per_kw_year",
     "crf",
     "energy_usd_per_kw_year",
     "evaluate",
+    "evaluate_decisions",
     "form_efficiency",
     "kw_capex_usd",
     "kw_lines",
     "make_option",
+    "maintenance_usd_per_year",
     "network_rack_limit_kw",
     "objective_unit",
     "objective_value",
     "opex_usd_per_kw_year",
+    "opex_usd_per_year",
     "option_lines",
     "option_month",
     "option_problems",
     "option_rack_kw",
     "perf_of",
+    "period_view",
     "scale_out_problems",
     "scale_out_switches",
     "scale_up_choices",
     "site_options",
     "tco_per_capex_usd",
+    "usd_per_hour",
+    "window_crf",
+    "window_tco_usd",
 ]

@@ -1,5 +1,7 @@
-"""Evaluate decisions: every figure a plan states (BOM lines to the cent, power, fabric, opex, TCO),
-computed from its deployments and each site's scale-out switch alone."""
+"""Evaluate one period's installed base: every figure a plan states of it (BOM lines to the cent, power,
+fabric, opex), computed from its deployments and each site's scale-out switch alone, and its TCO held over
+the scenario's horizon (a scenario without periods: its plan's figures; `window` charges a phased plan's
+periods)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from trnplan.catalog import HOURS_PER_YEAR, Catalog, Scenario
+from trnplan.catalog import Catalog, Scenario
 from trnplan.costs.fabric import FabricSize, size_fabric
 from trnplan.costs.figures import BomLine, Totals
 from trnplan.costs.options import (
@@ -20,7 +22,14 @@ from trnplan.costs.options import (
     network_rack_limit_kw,
     option_lines,
 )
-from trnplan.costs.rates import colocation_usd_per_kw_year, crf, energy_usd_per_kw_year
+from trnplan.costs.rates import (
+    colocation_usd_per_kw_year,
+    energy_usd_per_kw_year,
+    maintenance_usd_per_year,
+    opex_usd_per_year,
+    usd_per_hour,
+    window_tco_usd,
+)
 from trnplan.numbers import cents
 
 
@@ -253,40 +262,36 @@ def _site_figures(
         it_power_kw=it_kw,
         facility_power_kw=facility_kw,
         capex_usd=site_capex,
-        opex_usd_per_year=energy + colocation + site_capex * scenario.maintenance_rate,
+        opex_usd_per_year=opex_usd_per_year(scenario, energy, colocation, site_capex),
         utilization=utilization,
         energy_usd_per_year=energy,
         colocation_usd_per_year=colocation,
     )
 
 
-def _price_sites(sites: dict[str, SiteFigures], bom: list[BomLine], maintenance_rate: float) -> None:
+def _price_sites(sites: dict[str, SiteFigures], bom: list[BomLine], scenario: Scenario) -> None:
     """A site's capex is the sum of its own BOM lines, to the cent (maintenance follows it)."""
     site_cents: dict[str, int] = defaultdict(int)
     for line in bom:
         site_cents[line.site] += cents(line.extended_usd)
     for site_id, fig in list(sites.items()):
         site_capex = site_cents[site_id] / 100
-        sites[site_id] = replace(
-            fig,
-            capex_usd=site_capex,
-            opex_usd_per_year=fig.energy_usd_per_year
-            + fig.colocation_usd_per_year
-            + site_capex * maintenance_rate,
-        )
+        opex = opex_usd_per_year(scenario, fig.energy_usd_per_year, fig.colocation_usd_per_year, site_capex)
+        sites[site_id] = replace(fig, capex_usd=site_capex, opex_usd_per_year=opex)
 
 
 def _totals(scenario: Scenario, sites: dict[str, SiteFigures], capex: float) -> Totals:
-    """Plan totals: sums over sites, opex per year, TCO = horizon x (capex x CRF + opex), per-hour costs."""
+    """Totals of the installed base: sums over sites, opex per year, and held over the scenario's horizon
+    (one period), TCO = horizon x (capex x CRF + opex) and the per-hour costs."""
     energy = sum(s.energy_usd_per_year for s in sites.values())
     colocation = sum(s.colocation_usd_per_year for s in sites.values())
-    maintenance = capex * scenario.maintenance_rate
+    maintenance = maintenance_usd_per_year(scenario, capex)
     opex = energy + colocation + maintenance
-    tco = scenario.horizon_years * (capex * crf(scenario.cost_of_capital, scenario.horizon_years) + opex)
+    years = scenario.horizon_years
+    tco = window_tco_usd(scenario, [(years, capex, opex)])
     all_deps = [f for s in sites.values() for f in s.deployments]
     chips = sum(f.chips for f in all_deps)
     pflops = sum(f.fp8_pflops for f in all_deps)
-    hours = HOURS_PER_YEAR * scenario.horizon_years
     return Totals(
         chips=chips,
         units=sum(f.deployment.units for f in all_deps),
@@ -303,8 +308,8 @@ def _totals(scenario: Scenario, sites: dict[str, SiteFigures], capex: float) -> 
         colocation_usd_per_year=colocation,
         maintenance_usd_per_year=maintenance,
         tco_usd=tco,
-        usd_per_pflop_hour=tco / (pflops * hours) if pflops else 0.0,
-        usd_per_chip_hour=tco / (chips * hours) if chips else 0.0,
+        usd_per_pflop_hour=usd_per_hour(tco, [(years, pflops)]),
+        usd_per_chip_hour=usd_per_hour(tco, [(years, chips)]),
         **_effective_totals(scenario, all_deps, tco),
     )
 
@@ -314,10 +319,9 @@ def _effective_totals(scenario: Scenario, deps: list[DeploymentFigures], tco: fl
     if scenario.workload is None:
         return {}
     effective = sum(f.effective_fp8_pflops for f in deps)
-    hours = HOURS_PER_YEAR * scenario.horizon_years
     return {
         "effective_fp8_pflops": effective,
-        "usd_per_effective_pflop_hour": tco / (effective * hours) if effective else 0.0,
+        "usd_per_effective_pflop_hour": usd_per_hour(tco, [(scenario.horizon_years, effective)]),
     }
 
 
@@ -339,5 +343,5 @@ def evaluate(
         sites[site_id] = _site_figures(catalog, scenario, site_id, load, fab, fabric_capex)
     bom = _merge_lines(raw_lines)
     capex = sum(cents(line.extended_usd) for line in bom) / 100
-    _price_sites(sites, bom, scenario.maintenance_rate)
+    _price_sites(sites, bom, scenario)
     return Evaluation(sites=sites, bom=bom, totals=_totals(scenario, sites, capex), supply_used=dict(supply))

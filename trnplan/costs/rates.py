@@ -1,25 +1,78 @@
-"""Money rates of the cost model: the capital recovery factor, TCO per USD of capex, opex per IT kW-year,
-and the scenario's objective of a plan."""
+"""Money of the cost model, each formula once: the capital recovery factor, what a USD of capex costs a
+year and over the window left, energy, colocation and maintenance per year, the TCO over a window of one or
+many periods, the per-hour figures, and the scenario's objective of a plan.
+
+A scenario without periods is one period of its whole horizon (L = W = horizon_years), so the same formulas
+give its TCO: horizon x (capex x CRF + opex)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
 
 from trnplan.catalog import HOURS_PER_YEAR, Scenario, Site
 from trnplan.costs.figures import Totals
 
 
-def crf(rate: float, years: int) -> float:
+class MoneyTerms(Protocol):
+    """The money terms a TCO needs: a scenario's, or a plan's `economics` (which states them)."""
+
+    @property
+    def horizon_years(self) -> float: ...
+    @property
+    def cost_of_capital(self) -> float: ...
+    @property
+    def maintenance_rate(self) -> float: ...
+
+
+def crf(rate: float, years: float) -> float:
     """Capital recovery factor r(1+r)^n / ((1+r)^n - 1); 1/n when r = 0."""
     if rate == 0:
         return 1.0 / years
-    growth = (1 + rate) ** years
+    growth: float = (1 + rate) ** years
     return rate * growth / (growth - 1)
 
 
-def tco_per_capex_usd(scenario: Scenario) -> float:
-    """TCO per USD of capex: horizon x (CRF + maintenance_rate)."""
-    return scenario.horizon_years * (
-        crf(scenario.cost_of_capital, scenario.horizon_years) + scenario.maintenance_rate
-    )
+def window_crf(terms: MoneyTerms) -> float:
+    """The CRF of the window: over `horizon_years` at `cost_of_capital`."""
+    return crf(terms.cost_of_capital, terms.horizon_years)
+
+
+def capex_usd_per_year(terms: MoneyTerms) -> float:
+    """What a USD of installed capex costs a year: CRF + maintenance_rate."""
+    return window_crf(terms) + terms.maintenance_rate
+
+
+def tco_per_capex_usd(terms: MoneyTerms, years_left: float | None = None) -> float:
+    """TCO per USD of capex bought with `years_left` of the window to run (the whole horizon by default):
+    its annuity for the rest of the window, years_left x (CRF + maintenance_rate)."""
+    years = terms.horizon_years if years_left is None else years_left
+    return years * capex_usd_per_year(terms)
+
+
+def maintenance_usd_per_year(terms: MoneyTerms, capex_usd: float) -> float:
+    """Maintenance per year: capex x maintenance_rate."""
+    return capex_usd * terms.maintenance_rate
+
+
+def opex_usd_per_year(terms: MoneyTerms, energy_usd: float, colocation_usd: float, capex_usd: float) -> float:
+    """Opex per year on an installed base: energy + colocation + maintenance."""
+    return energy_usd + colocation_usd + maintenance_usd_per_year(terms, capex_usd)
+
+
+def window_tco_usd(terms: MoneyTerms, periods: Iterable[tuple[float, float, float]]) -> float:
+    """TCO over the window from each period's (years L_p, installed capex C_p, opex per year):
+    sum over p of L_p (C_p x CRF + opex_p). Charging each purchase its annuity for the window left is the
+    same sum (design.md, "Phased plans"); with one period of the horizon, horizon x (capex x CRF + opex)."""
+    factor = window_crf(terms)
+    return sum(years * (capex * factor + opex) for years, capex, opex in periods)
+
+
+def usd_per_hour(tco_usd: float, amounts: Iterable[tuple[float, float]]) -> float:
+    """TCO per unit-hour from each period's (years, amount installed): tco / sum of amount x 8760 x years;
+    0 when nothing is installed."""
+    hours = sum(amount * (HOURS_PER_YEAR * years) for years, amount in amounts)
+    return tco_usd / hours if hours else 0.0
 
 
 def energy_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:

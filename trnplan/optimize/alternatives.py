@@ -7,8 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from trnplan.catalog import Catalog
-from trnplan.costs import objective_value, perf_of
-from trnplan.costs.phased import evaluate_decisions
+from trnplan.costs import evaluate_decisions, objective_value, perf_of
 from trnplan.optimize import progress
 from trnplan.optimize.build import build_model
 from trnplan.optimize.model import Model

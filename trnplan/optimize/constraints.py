@@ -14,7 +14,7 @@ import pulp
 from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Scenario
 from trnplan.costs import (
     Option,
-    crf,
+    capex_usd_per_year,
     kw_capex_usd,
     network_rack_limit_kw,
     opex_usd_per_kw_year,
@@ -280,7 +280,7 @@ def define_money(prob: pulp.LpProblem, model: Model) -> None:
         for sm in pm.sites:
             site = catalog.sites[sm.site]
             if model.multi:
-                per_capex = crf(scenario.cost_of_capital, scenario.horizon_years) + scenario.maintenance_rate
+                per_capex = capex_usd_per_year(scenario)
                 tco_capex.extend((v, c * per_capex * years) for v, c in sm.capex)
             else:
                 tco_capex.extend((v, c * tco_per_capex_usd(scenario)) for v, c in sm.capex)

@@ -1,4 +1,6 @@
-"""Plans: the typed value (`model`), built from a solution (`build`), verified (`check`), and kept as
+"""Plans of one period or many: the typed value (`model`), built from a solution (`build`, its parts from
+the cost model's evaluation in `body`), verified against the specs (`check`, the scenario's rows in `rows`)
+and against itself (`consistency`, with `counts`, `money` and the words of `mismatch`), and kept as
 canonical YAML files (`file`).
 
 The names below are imported on first use, so `from trnplan.plan import Plan` costs only the types.

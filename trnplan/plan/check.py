@@ -1,6 +1,6 @@
-"""Verify plans: against themselves (`self_check`, run on every plan read; it lives in
+"""Verify plans of one period or many: against themselves (`self_check`, run on every plan read; it lives in
 trnplan.plan.consistency) and against the specs (`check_plan`, PuLP-free: every constraint and every stated
-figure, from the plan's decisions alone).
+figure, from the plan's decisions alone, in each period).
 
 `bom_capex_problem` is the one "BOM lines sum to capex, to the cent" check every reader relies on.
 """
@@ -8,123 +8,28 @@ figure, from the plan's decisions alone).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from typing import Any
 
 from trnplan.catalog import Catalog, Scenario
-from trnplan.catalog.periods import single_view
-from trnplan.costs import Deployment, Evaluation, evaluate, option_problems, scale_out_problems
-from trnplan.costs.phased import PhasedEvaluation
+from trnplan.catalog.periods import periods_of
+from trnplan.costs import (
+    Deployment,
+    WindowEvaluation,
+    evaluate_decisions,
+    option_problems,
+    period_view,
+    scale_out_problems,
+)
+from trnplan.costs.decisions import Decisions
+from trnplan.numbers import canon
+from trnplan.plan.body import period_parts, plan_body, workload_part
 from trnplan.plan.consistency import REL_TOL, Mismatch, bom_capex_problem, self_check
 from trnplan.plan.model import BomLine, Plan, SiteSection, Totals
+from trnplan.plan.rows import Row, describe, plan_rows
 
 __all__ = ["Mismatch", "Row", "bom_capex_problem", "check_plan", "self_check"]
 
 SCALE_OUT_FIELDS = ("switch", "tiers", "ports", "switches", "optics", "network_racks")
-
-
-@dataclass(frozen=True)
-class Row:
-    """One constraint of the scenario, as used and limit in report units (`used <= limit` or `>=`)."""
-
-    name: str
-    used: float
-    limit: float
-    unit: str
-    sense: str = "<="
-
-    @property
-    def violated(self) -> bool:
-        tol = 1e-6 * max(1.0, abs(self.limit))
-        return self.used > self.limit + tol if self.sense == "<=" else self.used < self.limit - tol
-
-    @property
-    def slack(self) -> float:
-        return self.limit - self.used if self.sense == "<=" else self.used - self.limit
-
-
-DEMAND_ROWS = (
-    ("chips", "chips"),
-    ("fp8_pflops", "PFLOPs"),
-    ("hbm_tb", "TB HBM"),
-    ("effective_fp8_pflops", "effective PFLOPs"),
-)
-
-
-def plan_rows(catalog: Catalog, scenario_id: str, ev: Evaluation | PhasedEvaluation) -> list[Row]:
-    """The scenario's rows evaluated on a plan: a phased plan's demand and site rows in each period, named
-    "in 2026-07 ...", then its supply caps (on all bought) and budgets (over the window)."""
-    if not isinstance(ev, PhasedEvaluation):
-        return constraint_rows(catalog, catalog.scenarios[scenario_id], ev)
-    rows = []
-    for pf in ev.periods:
-        rows += [
-            replace(row, name=f"in {pf.period.start} {row.name}")
-            for row in constraint_rows(pf.catalog, pf.scenario, pf.evaluation, window=False)
-        ]
-    last = ev.periods[-1]
-    return rows + window_rows(catalog.scenarios[scenario_id], last.evaluation.supply_used, ev.totals)
-
-
-def window_rows(scenario: Scenario, supply_used: dict[str, int], totals: Totals) -> list[Row]:
-    """Supply caps and budgets."""
-    rows = [
-        Row(f"supply of {key}", supply_used.get(key, 0), cap, "units")
-        for key, cap in sorted(scenario.supply.items())
-    ]
-    if scenario.budget.capex_usd is not None:
-        rows.append(Row("capex budget", totals.capex_usd, scenario.budget.capex_usd, "USD"))
-    if scenario.budget.tco_usd is not None:
-        rows.append(Row("TCO budget", totals.tco_usd, scenario.budget.tco_usd, "USD"))
-    return rows
-
-
-def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation, window: bool = True) -> list[Row]:
-    """Demand, per-site power, grid and positions, and (`window`) supply caps and budgets, evaluated."""
-    rows: list[Row] = []
-    totals = ev.totals
-    demand = scenario.demand
-    for key, unit in DEMAND_ROWS:
-        need = getattr(demand, key)
-        if need is not None:
-            rows.append(Row(f"demand {key}", totals.figure(key), need, unit, ">="))
-        cap = demand.cap(key) if key != "effective_fp8_pflops" else None
-        if cap is not None:
-            rows.append(Row(f"demand cap {key}", totals.figure(key), cap, unit))
-    for site_id in sorted(ev.sites):
-        s = ev.sites[site_id]
-        site = catalog.sites[site_id]
-        rows.append(Row(f"{site_id} IT power", s.it_power_kw / 1000, site.it_power_mw, "MW"))
-        if site.grid_power_mw is not None:
-            rows.append(Row(f"{site_id} grid power", s.facility_power_kw / 1000, site.grid_power_mw, "MW"))
-        positions = s.compute_racks + (s.fabric.network_racks if s.fabric else 0)
-        rows.append(Row(f"{site_id} rack positions", positions, site.rack_positions, "positions"))
-    return rows + (window_rows(scenario, ev.supply_used, totals) if window else [])
-
-
-def _fmt(value: float, unit: str) -> str:
-    if unit == "USD":
-        return f"${value:,.0f}"
-    if unit in ("MW",):
-        return f"{value:,.1f} {unit}"
-    if float(value).is_integer():
-        return f"{value:,.0f} {unit}"
-    return f"{value:,.1f} {unit}"
-
-
-def describe(row: Row) -> str:
-    return f"{row.name}: {_fmt(row.used, row.unit)} of {_fmt(row.limit, row.unit)}"
-
-
-def binding_rows(rows: list[Row], threshold: float = 0.97) -> list[str]:
-    """What holds the plan back, in words: rows at or near their limits (demand met exactly counts)."""
-    out = []
-    for row in rows:
-        if row.sense == ">=":
-            if row.limit and row.used <= row.limit * (1 + 1e-9) + 1e-9:
-                out.append(f"{describe(row)} (met exactly)")
-        elif row.limit and row.used >= threshold * row.limit:
-            out.append(describe(row))
-    return out
 
 
 def _close(a: float, b: float, rel: float = REL_TOL, abs_tol: float = 0.011) -> bool:
@@ -135,7 +40,7 @@ def _close(a: float, b: float, rel: float = REL_TOL, abs_tol: float = 0.011) -> 
 
 
 def deployments_of(plan: Plan) -> list[Deployment]:
-    """The decisions a plan makes, sorted."""
+    """The decisions a plan makes, sorted (what is installed at the end of its window)."""
     return sorted(
         Deployment(site, d.form, d.cooling, d.scale_up_switch, d.units)
         for site, s in plan.sites.items()
@@ -146,6 +51,27 @@ def deployments_of(plan: Plan) -> list[Deployment]:
 def scale_out_of(plan: Plan) -> dict[str, str]:
     """Each site's scale-out switch."""
     return {site: s.scale_out.switch for site, s in plan.sites.items()}
+
+
+def plan_decisions(plan: Plan) -> Decisions:
+    """A plan's decisions as the cost model reads them: what is installed and each site's scale-out switch,
+    and in a phased plan what each period has installed."""
+    per = tuple(
+        Decisions(
+            tuple(
+                sorted(
+                    Deployment(site, d.form, d.cooling, d.scale_up_switch, d.units)
+                    for site, s in period.sites.items()
+                    for d in s.deployments
+                )
+            ),
+            tuple((site, s.scale_out.switch) for site, s in sorted(period.sites.items())),
+        )
+        for period in plan.periods or []
+    )
+    if per:
+        return Decisions(per[-1].deployments, per[-1].scale_out, per)
+    return Decisions(tuple(deployments_of(plan)), tuple(sorted(scale_out_of(plan).items())))
 
 
 def decision_problems(
@@ -247,32 +173,85 @@ def _bom_problems(stated: list[BomLine], computed: list[BomLine]) -> list[str]:
     return problems
 
 
+def _period_problems(plan: Plan, scenario: Scenario) -> list[str]:
+    """The plan has periods exactly when its scenario does, and then the scenario's."""
+    if plan.periods is None:
+        if scenario.periods is None:
+            return []
+        return [f"scenario '{plan.scenario}' has periods; a plan of one moment is not its plan"]
+    if scenario.periods is None:
+        return [f"scenario '{plan.scenario}' has no periods; a phased plan is not its plan"]
+    expected = [(p.start, p.years) for p in periods_of(scenario)]
+    stated = [(p.start, p.years) for p in plan.periods]
+    if [s for s, _ in stated] != [s for s, _ in expected] or not all(
+        math.isclose(a, b, abs_tol=1e-6) for (_, a), (_, b) in zip(stated, expected, strict=True)
+    ):
+        return [f"periods: plan has {stated}, the scenario gives {expected}"]
+    return []
+
+
+def _decisions_problems(catalog: Catalog, plan: Plan, decisions: Decisions) -> list[str]:
+    """Each period's decisions the specs allow there (named "in 2026-07: ..." in a phased plan), and one
+    scale-out switch type per site over the window."""
+    scenario = catalog.scenarios[plan.scenario]
+    installs = decisions.periods or (decisions,)
+    problems = []
+    for period, dec in zip(periods_of(scenario), installs, strict=True):
+        view, at = period_view(catalog, plan.scenario, period)
+        why = decision_problems(view, at, list(dec.deployments), dict(dec.scale_out))
+        problems += [f"in {period.start}: {w}" for w in why] if decisions.periods else why
+    switches = {site: switch for dec in installs for site, switch in dec.scale_out}
+    for dec in installs:
+        for site, switch in dec.scale_out:
+            if switches[site] != switch:
+                problems.append(
+                    f"{site}: one scale-out switch type over the window, not {switch} and {switches[site]}"
+                )
+    return problems
+
+
 def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
-    """Every violation found in the plan, in words; [] means it holds."""
+    """Every violation found in the plan, of one period or many, in words; [] means it holds."""
     scenario = catalog.scenarios.get(plan.scenario)
     if scenario is None:
         return [f"scenario '{plan.scenario}' is not in the specs"]
-    if plan.periods is not None or scenario.periods is not None:
-        if plan.periods is None:
-            return [f"scenario '{plan.scenario}' has periods; a plan of one moment is not its plan"]
-        from trnplan.plan.phased import check_phased
-
-        return check_phased(plan, catalog)
-    catalog = single_view(catalog, plan.scenario)
-    scenario = catalog.scenarios[plan.scenario]
-    problems = decision_problems(catalog, scenario, deployments_of(plan), scale_out_of(plan))
+    problems = _period_problems(plan, scenario)
     if problems:
         return problems
-    ev = evaluate(catalog, scenario, deployments_of(plan), scale_out_of(plan))
+    decisions = plan_decisions(plan)
+    problems = _decisions_problems(catalog, plan, decisions)
+    if problems:
+        return problems
+    ev = evaluate_decisions(catalog, plan.scenario, decisions)
     return check_evaluation(plan, catalog, ev)
 
 
-def check_evaluation(plan: Plan, catalog: Catalog, ev: Evaluation | PhasedEvaluation) -> list[str]:
-    """The plan's rows, totals, sites, fabric, BOM and workload against the cost model's evaluation."""
-    from trnplan.plan.build import plan_body, workload_part
+def _differences(stated: Any, computed: Any, path: str = "") -> list[str]:
+    """Where two canonical plan parts differ ("periods.1.sites.x.positions: plan says 3, ... gives 4")."""
+    if isinstance(computed, dict) and isinstance(stated, dict):
+        keys = sorted(set(stated) | set(computed))
+        return [
+            m for k in keys for m in _differences(stated.get(k), computed.get(k), f"{path}.{k}".lstrip("."))
+        ]
+    if isinstance(computed, list) and isinstance(stated, list) and len(stated) == len(computed):
+        return [
+            m
+            for i, (a, b) in enumerate(zip(stated, computed, strict=True))
+            for m in _differences(a, b, f"{path}.{i}")
+        ]
+    if isinstance(computed, float | int) and isinstance(stated, float | int) and not isinstance(stated, bool):
+        if math.isclose(float(stated), float(computed), rel_tol=1e-9, abs_tol=0.011):
+            return []
+    elif stated == computed:
+        return []
+    return [f"{path}: plan says {stated}, the cost model gives {computed}"]
 
+
+def check_evaluation(plan: Plan, catalog: Catalog, ev: WindowEvaluation) -> list[str]:
+    """The plan's rows, totals, sites, fabric, BOM, workload and periods against the cost model's
+    evaluation."""
     scenario = catalog.scenarios[plan.scenario]
-    problems = [f"violated: {describe(row)}" for row in plan_rows(catalog, plan.scenario, ev) if row.violated]
+    problems = [f"violated: {describe(row)}" for row in plan_rows(scenario, ev) if row.violated]
     totals, sites = plan_body(ev)
     problems += _totals_problems(plan.totals, totals)
     problems += _deployment_problems(plan.sites, sites)
@@ -284,4 +263,10 @@ def check_evaluation(plan: Plan, catalog: Catalog, ev: Evaluation | PhasedEvalua
     mismatch = bom_capex_problem(plan.bom, plan.totals.capex_usd)
     if mismatch:
         problems.append(mismatch)
+    if ev.phased:
+        problems += _differences(
+            canon([p.model_dump(exclude_none=True) for p in plan.periods or []]),
+            canon([p.model_dump(exclude_none=True) for p in period_parts(ev)]),
+            "periods",
+        )
     return problems

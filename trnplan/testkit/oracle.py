@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 from trnplan.catalog import Catalog, Scenario
 from trnplan.catalog.periods import catalog_at, periods_of, scenario_at, single_view
-from trnplan.costs import Deployment, evaluate, perf_of, scale_out_switches, site_options
+from trnplan.costs import Deployment, evaluate, evaluate_decisions, perf_of, scale_out_switches, site_options
 from trnplan.costs.decisions import Decisions
-from trnplan.costs.phased import evaluate_decisions
-from trnplan.plan.check import constraint_rows
+from trnplan.plan.rows import constraint_rows
 
 
 @dataclass(frozen=True)
