@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError
+from trnplan.numbers import fmt
+from trnplan.plan.file import PlanNotFoundError, parse_plan, read_plan_text
 
 PHASED_MARK = "format: trnplan-plan/2"
 MAX_PERIOD_FIELDS = 4
@@ -35,7 +39,6 @@ class DriftState(enum.Enum):
 class Drift:
     """How a plan file compares with a fresh solve: its state, the unified diff (on disk -> fresh) when it
     is out of date, the two solver versions when only they differ, the reading error when unreadable."""
-
     path: Path
     state: DriftState
     diff: list[str] = field(default_factory=list)
@@ -44,7 +47,6 @@ class Drift:
     periods: list[str] = field(default_factory=list)
     """A phased plan: up to date, its periods (`4 periods from 2026-01`); out of date, what differs in
     which period (`in 2026-07: sites.ind-new.deployments.0.units 21 -> 25`)."""
-
     @property
     def exit_code(self) -> int:
         """0 up to date, 1 drift (missing or out of date), 3 unreadable."""
@@ -57,8 +59,6 @@ class Drift:
 
 def solver_versions(on_disk: str, fresh: str) -> tuple[str, str] | None:
     """(old, new) solver versions when two plan texts differ in nothing else, else None."""
-    import yaml
-
     try:
         old, new = yaml.safe_load(on_disk), yaml.safe_load(fresh)
         old_version, new_version = old["solver"].pop("version"), new["solver"].pop("version")
@@ -69,8 +69,6 @@ def solver_versions(on_disk: str, fresh: str) -> tuple[str, str] | None:
 
 def only_inputs_differ(on_disk: str, fresh: str) -> bool:
     """Whether two plan texts differ only in their recorded `inputs` (where the same specs came from)."""
-    import yaml
-
     try:
         old, new = yaml.safe_load(on_disk), yaml.safe_load(fresh)
         old.pop("inputs", None), new.pop("inputs", None)
@@ -81,8 +79,6 @@ def only_inputs_differ(on_disk: str, fresh: str) -> bool:
 
 def check_drift(fresh: str, path: str | Path) -> Drift:
     """Compare a freshly solved plan's file text with the file at `path`."""
-    from trnplan.plan.file import PlanNotFoundError, parse_plan, read_plan_text
-
     path = Path(path)
     try:
         on_disk = read_plan_text(path)  # a regular file within the size cap, never a FIFO or device
@@ -115,7 +111,6 @@ def check_drift(fresh: str, path: str | Path) -> Drift:
 
 
 def _load(text: str) -> dict[str, Any]:
-    import yaml
 
     try:
         data = yaml.safe_load(text)
@@ -147,8 +142,11 @@ def _changed(old: Any, new: Any, path: str = "") -> list[str]:
     """The leaves where two plan parts differ, as `path old -> new` (a list of another length as one)."""
     old, new = _keyed(old), _keyed(new)
     if isinstance(old, dict) and isinstance(new, dict):
-        return [c for k in sorted(set(old) | set(new), key=str)
-                for c in _changed(old.get(k), new.get(k), f"{path}.{k}".lstrip("."))]
+        return [
+            c
+            for k in sorted(set(old) | set(new), key=str)
+            for c in _changed(old.get(k), new.get(k), f"{path}.{k}".lstrip("."))
+        ]
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         pairs = enumerate(zip(old, new, strict=True))
         return [c for i, (a, b) in pairs for c in _changed(a, b, f"{path}.{i}")]
@@ -160,7 +158,6 @@ def _changed(old: Any, new: Any, path: str = "") -> list[str]:
 
 
 def _usd(value: Any) -> str:
-    from trnplan.numbers import fmt
 
     return fmt(value, "usd") if isinstance(value, (int, float)) else "-"
 
@@ -215,12 +212,16 @@ def period_drift(on_disk: str, fresh: str) -> list[str]:
     old, new = _load(on_disk), _load(fresh)
     if old.get("format") != new.get("format"):
         gained = new.get("format") == "trnplan-plan/2"
-        return [f"the scenario {'gained' if gained else 'lost'} periods: the file is {old.get('format')}, "
-                f"a fresh solve gives {new.get('format')}"]
+        return [
+            f"the scenario {'gained' if gained else 'lost'} periods: the file is {old.get('format')}, "
+            f"a fresh solve gives {new.get('format')}"
+        ]
     old_starts, new_starts = _starts(old), _starts(new)
     if old_starts != new_starts:
-        return [f"periods changed: the file has {', '.join(old_starts) or 'none'}; "
-                f"a fresh solve gives {', '.join(new_starts) or 'none'}"]
+        return [
+            f"periods changed: the file has {', '.join(old_starts) or 'none'}; "
+            f"a fresh solve gives {', '.join(new_starts) or 'none'}"
+        ]
     out = []
     old_bom, new_bom = _bom_by_period(old), _bom_by_period(new)
     for a, b, start in zip(old["periods"], new["periods"], new_starts, strict=True):

@@ -3,6 +3,8 @@ the same digest, and an extension a spec leaves out digests as it did before the
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import TYPE_CHECKING, Any
 
 from trnplan.catalog.base import PROVENANCE, Spec
@@ -31,9 +33,6 @@ defaults keep the first version's model: at their default they digest as before 
 
 def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     """sha256 of the resolved specs a scenario can use: it, its sites, every chip, form, switch, cooling."""
-    import hashlib
-    import json
-
     scenario = catalog.scenarios[scenario_id]
     provenance = set(PROVENANCE)  # citations and ranges change no figure, so they change no digest
 
@@ -62,5 +61,3 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
         doc["workloads"] = {scenario.workload: dump(catalog.workloads[scenario.workload])}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-
-

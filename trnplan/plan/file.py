@@ -21,7 +21,9 @@ from pydantic import ValidationError
 
 from trnplan.errors import InputError, Problem, SpecError, visible
 from trnplan.files import write_text_atomic
+from trnplan.plan.consistency import self_check
 from trnplan.plan.model import PHASED_FORMAT, PLAN_FORMAT, Plan
+from trnplan.specs.explain import explain_error
 from trnplan.specs.readfile import Unreadable, human_size, read_regular
 from trnplan.specs.yaml12 import dump_yaml
 from trnplan.specs.yamlsafe import KeyPath, dotted, parse_yaml
@@ -138,8 +140,6 @@ def _key(path: Iterable[Any]) -> KeyPath:
 def _validation_message(error: Any, marks: Mapping[KeyPath, tuple[int, int]]) -> tuple[KeyPath, str]:
     """One pydantic error in the words of spec-file errors: where to report it (a missing key: at its
     mapping) and `key.path: message` (`totals.chips: expected a whole number, got the text 'many'`)."""
-    from trnplan.specs.explain import explain_error  # only when a file is refused: keeps reading light
-
     loc, message = explain_error(Plan, dict(error), lambda path: path in marks)
     where = dotted(loc)
     return loc, f"{where}: {message}" if where else message
@@ -232,8 +232,6 @@ def plan_from_dict(
     """Validate a plan file's data into a Plan and check it against itself; PlanError naming `source` (and
     the line and column of each problem, from `marks`, the key positions `yamlsafe` read) if it is not a
     plan or does not add up. `end`, where the file's text ends, locates a cut."""
-    from trnplan.plan.consistency import self_check
-
     marks = marks or {}
     _check_format(data, source, marks, end)
     try:

@@ -7,12 +7,13 @@ import itertools
 import json
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import yaml
+
+from trnplan.catalog import KINDS, MODELS, Catalog
+from trnplan.catalog.ranges import number_field
 from trnplan.errors import UsageError
-
-if TYPE_CHECKING:
-    from trnplan.catalog import Catalog
 
 MAX_RUNS = 1_000_000
 WILDCARD = "*"
@@ -47,8 +48,6 @@ def expand(path: str, catalog: Catalog) -> tuple[str, ...]:
     try:
         ids = sorted(catalog.of(kind))
     except AttributeError:
-        from trnplan.catalog import KINDS
-
         raise UsageError(f"'{path}': unknown collection '{kind}' (expected {', '.join(KINDS)})") from None
     if not ids:
         raise UsageError(f"'{path}': the specs define no {kind}")
@@ -93,8 +92,6 @@ def parse_vary(text: str, catalog: Catalog) -> Axis:
     elif ":" in spec:
         raise UsageError(f"{what}: write LOW:HIGH:N (three parts) or V1,V2,...; got '{spec}'")
     else:
-        import yaml
-
         values = [yaml.safe_load(v) for v in spec.split(",") if v.strip()]
         if not values:
             raise UsageError(f"{what}: no values (an empty grid); give V1,V2,... or LOW:HIGH:N")
@@ -134,9 +131,6 @@ def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Rang
     """Every `ranges` entry as `KIND.ID.FIELD` (sorted); with a scenario, only those of entities it can use
     (itself, its sites and workload, its chips and their forms, the switches those forms or any fabric can
     take, every cooling type), so that no draw of an unused chip's price shows up in the tornado."""
-    from trnplan.catalog import KINDS, MODELS
-    from trnplan.catalog.ranges import number_field
-
     usable = None if scenario_id is None else _usable(catalog, scenario_id)
     found = []
     for kind in KINDS:

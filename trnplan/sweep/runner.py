@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trnplan.errors import InfeasibleError, SolverError, SpecError, UsageError
+from trnplan.plan.build import plan_scenario
+from trnplan.specs.load import load_specs
 from trnplan.sweep.rows import Row, failed_row, plan_row, stamped
 
 if TYPE_CHECKING:
@@ -25,7 +27,6 @@ INSTALL_HINT = 'trnplan sweep needs Dask: pip install "trnplan[dask]"'
 @dataclass(frozen=True)
 class Task:
     """What a worker needs to solve one run: the specs (directories), the overrides, the solver."""
-
     scenario: str
     dirs: tuple[str, ...]
     base: tuple[str, ...]
@@ -42,8 +43,6 @@ def solve_run(task: Task) -> Row:
 
 
 def _solve_run(task: Task) -> Row:
-    from trnplan.plan.build import plan_scenario
-    from trnplan.specs.load import load_specs
 
     try:
         catalog = load_specs(list(task.dirs), [*task.base, *task.run.overrides])
@@ -94,7 +93,10 @@ def cluster(workers: int, scheduler: str | None, timeout: float) -> Iterator[Any
         return
     with _workers_ignore_ctrl_c():
         local = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
             silence_logs=logging.ERROR,
         )
     try:
@@ -120,7 +122,6 @@ class _CancelNoise(logging.Filter):
     waits on Dask makes distributed cancel that wait on its event loop, and on a loaded machine the cancel
     can fail there and be logged with a traceback at once, in the loop's thread, before any shutdown code
     runs. The Ctrl-C itself goes on as usual; every other record passes."""
-
     def filter(self, record: logging.LogRecord) -> bool:
         return "sync.<locals>.cancel" not in record.getMessage()
 
