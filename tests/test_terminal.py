@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import TERMINAL
 from rich.cells import cell_len
 
 from trnplan.numbers import fmt
@@ -40,6 +41,7 @@ RULE = re.compile(r"^[─━═\-\s]+$")
 pytestmark = [
     pytest.mark.skipif(os.name != "posix", reason="POSIX pseudo-terminals"),
     pytest.mark.skipif(not TRNPLAN.exists(), reason="trnplan is not installed beside this python"),
+    TERMINAL,
 ]
 
 
