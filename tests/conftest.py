@@ -6,8 +6,9 @@ session, one Dask cluster, and the process state every test may rely on.
   `catch_exceptions=True`).
   `result.stdout` and `result.stderr` are kept apart.
 - `REPO`, `FIXTURES`, `SPECS`, `PLANS`: where things are.
-- Session fixtures: the shipped specs loaded once (`shipped_catalog`), the shipped plans read once
-  (`shipped_plans`), the tiny world solved once (`tiny_solved`), a Dask cluster (`dask_address`).
+- Session fixtures: the tiny world solved once (`tiny_solved`), the phased fixture's plan
+  (`phased_plan`), a copy of the shipped specs and plans (`shipped_copy`), a Dask cluster
+  (`dask_address`).
 - Ctrl-C reaches the processes the tests start: a pytest started with SIGINT ignored (a background job of
   a non-interactive shell, `nohup`, some CI runners) passes that on to every child, and the tests that
   send Ctrl-C would see it ignored. Each pytest process (the xdist workers too) restores Python's handler
@@ -34,6 +35,8 @@ import yaml
 from typer.testing import CliRunner, Result
 
 from trnplan.cli import app
+from trnplan.plan import Plan, plan_scenario
+from trnplan.specs.load import load_specs
 from trnplan.testkit.builders import base_specs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,6 +107,13 @@ def shipped_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for path in (REPO / folder).glob("*.yaml"):
             (root / folder / path.name).write_bytes(path.read_bytes())
     return root
+
+
+@pytest.fixture(scope="session")
+def phased_plan() -> Plan:
+    """The ramp-3 plan of tests/fixtures/phased over the bundled catalog (a hall opening in stages, three
+    periods), solved once per session."""
+    return plan_scenario(load_specs(["@catalog", str(FIXTURES / "phased")]), "ramp-3", alternatives=0)
 
 
 # --- one Dask cluster ---------------------------------------------------------------------------------

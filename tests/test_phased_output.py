@@ -49,13 +49,13 @@ def _catalog(overrides: list[str]) -> Catalog:
 
 
 @pytest.fixture(scope="session")
-def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def plans(tmp_path_factory: pytest.TempPathFactory, phased_plan: Plan) -> dict[str, Path]:
     """The phased base plan, the same with more demand in one month, and the single-period plan, as
     files (what the commands read)."""
     root = tmp_path_factory.mktemp("phased-plans")
     out = {}
     for name, overrides in (("base", []), ("head", MORE_DEMAND), ("single", SINGLE)):
-        plan = plan_scenario(_catalog(overrides), SCENARIO, alternatives=0)
+        plan = phased_plan if name == "base" else plan_scenario(_catalog(overrides), SCENARIO, alternatives=0)
         write_plan(plan, root / f"{name}.yaml")
         out[name] = root / f"{name}.yaml"
     return out

@@ -118,16 +118,10 @@ def test_a_timeline_exactly_with_periods(pages: dict[str, str]) -> None:
         assert ("<h2>Timeline</h2>" in pages[p.stem]) == phased
 
 
-PHASED = Path(__file__).parent / "fixtures" / "phased"
-
-
 @pytest.fixture(scope="module")
-def phased() -> Plan:
+def phased(phased_plan: Plan) -> Plan:
     """A real phased plan: tests/fixtures/phased over the bundled catalog (a hall opening in stages)."""
-    from trnplan.plan.build import plan_scenario
-    from trnplan.specs.load import load_specs
-
-    return plan_scenario(load_specs(["@catalog", str(PHASED)]), "ramp-3", alternatives=0)
+    return phased_plan
 
 
 def test_timeline_rows_of_a_phased_plan(phased: Plan) -> None:
