@@ -7,8 +7,7 @@ session, one Dask cluster, and the process state every test may rely on.
   `result.stdout` and `result.stderr` are kept apart.
 - `REPO`, `FIXTURES`, `SPECS`, `PLANS`: where things are.
 - Session fixtures: the tiny world solved once (`tiny_solved`), the phased fixture's plan
-  (`phased_plan`), a copy of the shipped specs and plans (`shipped_copy`), a Dask cluster
-  (`dask_address`).
+  (`phased_plan`), a Dask cluster (`dask_address`).
 - Ctrl-C reaches the processes the tests start: a pytest started with SIGINT ignored (a background job of
   a non-interactive shell, `nohup`, some CI runners) passes that on to every child, and the tests that
   send Ctrl-C would see it ignored. Each pytest process (the xdist workers too) restores Python's handler
@@ -94,18 +93,6 @@ def tiny_solved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (specs / "world.yaml").write_text(yaml.safe_dump(tiny_world(), sort_keys=False))
     r = run("optimize", "--all", "--specs", specs, "--plans", root / "plans")
     assert r.exit_code == 0, r.output
-    return root
-
-
-@pytest.fixture(scope="session")
-def shipped_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A working folder with the shipped specs and plans (copied once, so nothing in the repository
-    changes; session-scoped: write only below a folder of your own in it)."""
-    root = tmp_path_factory.mktemp("shipped")
-    for folder in ("specs", "plans"):
-        (root / folder).mkdir()
-        for path in (REPO / folder).glob("*.yaml"):
-            (root / folder / path.name).write_bytes(path.read_bytes())
     return root
 
 
