@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import yaml
-from typer.testing import CliRunner
+from conftest import run
 
-from trnplan.cli import app
 from trnplan.testkit.builders import base_specs
-
-ENV = {"NO_COLOR": "1", "COLUMNS": "120"}
 
 
 def _setup(tmp_path):
@@ -17,7 +14,7 @@ def _setup(tmp_path):
     (specs / "all.yaml").write_text(yaml.safe_dump(base_specs()))
     plans = tmp_path / "plans"
     args = ["--specs", str(specs), "--plans", str(plans)]
-    result = CliRunner().invoke(app, ["optimize", "s", *args], env=ENV)
+    result = run("optimize", "s", *args)
     assert result.exit_code == 0, result.output
     return plans / "s.yaml", args
 
@@ -26,7 +23,7 @@ def test_version_only_difference_is_not_drift(tmp_path) -> None:
     plan_file, args = _setup(tmp_path)
     text = plan_file.read_text()
     plan_file.write_text(text.replace("  version: ", "  version: 0.0.0-other-", 1))
-    result = CliRunner().invoke(app, ["optimize", "s", "--check", *args], env=ENV)
+    result = run("optimize", "s", "--check", *args)
     assert result.exit_code == 0, result.output
     assert "up to date (solved here by" in result.output
 
@@ -36,7 +33,7 @@ def test_a_changed_figure_is_drift(tmp_path) -> None:
     data = yaml.safe_load(plan_file.read_text())
     data["binding"] = ["something else"]
     plan_file.write_text(yaml.safe_dump(data, sort_keys=True))
-    result = CliRunner().invoke(app, ["optimize", "s", "--check", *args], env=ENV)
+    result = run("optimize", "s", "--check", *args)
     assert result.exit_code == 1, result.output
     assert "out of date" in result.output
 

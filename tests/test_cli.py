@@ -16,27 +16,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from conftest import run, tiny_world
 
-from trnplan.cli import app
 from trnplan.errors import EXIT_DIFFERENT, EXIT_INFEASIBLE, EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from trnplan.testkit.builders import base_specs
 
 REPO = Path(__file__).resolve().parents[1]
 BAD_SPECS = REPO / "tests" / "fixtures" / "bad_specs"
-ENV = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG": None}
-
-
-def run(*args: str, env: dict[str, str | None] | None = None):
-    """Invoke the CLI in-process; `result.stdout` and `result.stderr` are kept apart."""
-    return CliRunner().invoke(app, list(args), env={**ENV, **(env or {})}, catch_exceptions=False)
-
-
-def tiny_world() -> dict:
-    world = base_specs()
-    # A second scenario, so --all has more than one thing to solve: 16 chips -> one liq16 rack.
-    world["scenarios"]["t"] = {**world["scenarios"]["s"], "demand": {"chips": 16}}
-    return world
 
 
 @pytest.fixture()
@@ -47,18 +32,6 @@ def world(tmp_path, monkeypatch) -> Path:
     (specs / "world.yaml").write_text(yaml.safe_dump(tiny_world(), sort_keys=False))
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-@pytest.fixture(scope="module")
-def solved(tmp_path_factory) -> Path:
-    """A folder with the tiny world solved once: plans/s.yaml and plans/t.yaml (module-scoped, read-only)."""
-    root = tmp_path_factory.mktemp("solved")
-    specs = root / "specs"
-    specs.mkdir()
-    (specs / "world.yaml").write_text(yaml.safe_dump(tiny_world(), sort_keys=False))
-    r = run("optimize", "--all", "--specs", str(specs), "--plans", str(root / "plans"))
-    assert r.exit_code == 0, r.output
-    return root
 
 
 # --- top level --------------------------------------------------------------------------------------
@@ -434,15 +407,15 @@ def test_optimize_bad_specs_exit_3(world) -> None:
 # --- bom ----------------------------------------------------------------------------------------------
 
 
-def test_bom_table_total_equals_capex(solved) -> None:
-    r = run("bom", str(solved / "plans" / "s.yaml"))
+def test_bom_table_total_equals_capex(tiny_solved) -> None:
+    r = run("bom", str(tiny_solved / "plans" / "s.yaml"))
     assert r.exit_code == 0, r.output
     assert "total" in r.stdout and "$645,000" in r.stdout
     assert "plan capex $645,000" in r.stdout
 
 
-def test_bom_csv_json_markdown(solved) -> None:
-    path = str(solved / "plans" / "s.yaml")
+def test_bom_csv_json_markdown(tiny_solved) -> None:
+    path = str(tiny_solved / "plans" / "s.yaml")
     csv_out = run("bom", path, "--format", "csv")
     assert csv_out.exit_code == 0
     header, *rows = csv_out.stdout.strip().splitlines()
@@ -466,8 +439,8 @@ def test_bom_missing_or_bad_plan_is_invalid_input(tmp_path) -> None:
 # --- diff ---------------------------------------------------------------------------------------------
 
 
-def test_diff_identical_plans(solved) -> None:
-    s = str(solved / "plans" / "s.yaml")
+def test_diff_identical_plans(tiny_solved) -> None:
+    s = str(tiny_solved / "plans" / "s.yaml")
     r = run("diff", s, s, "--exit-code")
     assert r.exit_code == EXIT_OK, r.output
     assert " ".join(r.stdout.split()) == f"{s} -> {s}: no changes"  # one line (a long path may wrap it)
@@ -475,8 +448,8 @@ def test_diff_identical_plans(solved) -> None:
     assert md.stdout.splitlines() == ["<!-- trnplan-diff -->", "`s`: no changes."]
 
 
-def test_diff_different_plans(solved) -> None:
-    s, t = str(solved / "plans" / "s.yaml"), str(solved / "plans" / "t.yaml")
+def test_diff_different_plans(tiny_solved) -> None:
+    s, t = str(tiny_solved / "plans" / "s.yaml"), str(tiny_solved / "plans" / "t.yaml")
     r = run("diff", s, t)
     assert r.exit_code == EXIT_OK  # differences alone do not fail without --exit-code
     out = r.stdout
@@ -489,8 +462,8 @@ def test_diff_different_plans(solved) -> None:
     assert data["different"] is True
 
 
-def test_diff_guardrails(solved) -> None:
-    s, t = str(solved / "plans" / "s.yaml"), str(solved / "plans" / "t.yaml")
+def test_diff_guardrails(tiny_solved) -> None:
+    s, t = str(tiny_solved / "plans" / "s.yaml"), str(tiny_solved / "plans" / "t.yaml")
     r = run("diff", t, s, "--fail-if", "capex>+5%")  # 16 -> 64 chips: capex rises ~4x
     assert r.exit_code == EXIT_DIFFERENT
     assert "guardrail breached" in r.stderr
@@ -499,8 +472,8 @@ def test_diff_guardrails(solved) -> None:
     assert bad.exit_code == EXIT_USAGE
 
 
-def test_diff_missing_plan_is_invalid_input(solved, tmp_path) -> None:
-    r = run("diff", str(tmp_path / "a.yaml"), str(solved / "plans" / "s.yaml"))
+def test_diff_missing_plan_is_invalid_input(tiny_solved, tmp_path) -> None:
+    r = run("diff", str(tmp_path / "a.yaml"), str(tiny_solved / "plans" / "s.yaml"))
     assert r.exit_code == EXIT_INVALID
 
 
@@ -533,9 +506,9 @@ def test_python_m_trnplan_help() -> None:
     assert "Usage: trnplan" in proc.stdout
 
 
-def test_help_show_bom_diff_do_not_import_the_solver(solved) -> None:
+def test_help_show_bom_diff_do_not_import_the_solver(tiny_solved) -> None:
     """PuLP and highspy are imported only by `optimize`, so the other commands start fast."""
-    plan = str(solved / "plans" / "s.yaml")
+    plan = str(tiny_solved / "plans" / "s.yaml")
     code = f"""
 import sys
 from typer.testing import CliRunner
@@ -582,10 +555,10 @@ def _unproven(plan_file: Path):
     return plan.model_copy(update={"solver": solver})
 
 
-def test_optimize_unproven_plan_is_written_with_a_loud_warning(world, solved, monkeypatch) -> None:
+def test_optimize_unproven_plan_is_written_with_a_loud_warning(world, tiny_solved, monkeypatch) -> None:
     import trnplan.plan.build
 
-    plan = _unproven(solved / "plans" / "s.yaml")
+    plan = _unproven(tiny_solved / "plans" / "s.yaml")
     monkeypatch.setattr(trnplan.plan.build, "plan_scenario", lambda *a, **k: plan)
     r = run("optimize", "s", "--time-limit", "1")
     assert r.exit_code == EXIT_OK

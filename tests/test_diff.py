@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plan_pairs import git, golden_pair, solved, synthetic_plan
@@ -536,11 +537,7 @@ def test_only_gitref_runs_subprocesses() -> None:
 
 
 def test_diff_help_says_rev_path_is_git_and_how_to_name_a_file_with_a_colon() -> None:
-    from typer.testing import CliRunner
-
-    from trnplan.cli import app
-
-    result = CliRunner().invoke(app, ["diff", "--help"], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    result = run("diff", "--help", columns=200)
     text = " ".join(result.stdout.split())
     assert "REV:path is always read from git, even if a file of that name exists" in text
     assert "with ./ (./odd:name.yaml)" in text

@@ -18,9 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from conftest import run, tiny_world
 
-from trnplan.cli import app
 from trnplan.cli.common import set_typo
 from trnplan.cli.outcomes import better_alternatives, error_data, explanation_groups
 from trnplan.errors import EXIT_INFEASIBLE, EXIT_INVALID, EXIT_OK, EXIT_SOLVER, EXIT_USAGE, InfeasibleError
@@ -29,17 +28,6 @@ from trnplan.specs.load import bundled_specs_dir, load_specs
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
-ENV = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG": None}
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
-
-
-def tiny_world() -> dict[str, Any]:
-    world = base_specs()
-    world["scenarios"]["t"] = {**world["scenarios"]["s"], "demand": {"chips": 16}}
-    return world
 
 
 @pytest.fixture()
@@ -451,7 +439,11 @@ def test_help_lists_examples_on_their_own_lines_without_rich(monkeypatch: pytest
     assert "trnplan optimize --all --check" in lines
 
 
-def test_flags_show_no_type_and_completion_is_offered() -> None:
+def test_flags_show_no_type_and_completion_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With shellingham installed, typer's --show-completion is a flag for the shell it finds among this
+    # process's parents: none under a launcher without a shell (an xdist worker started by a CI runner),
+    # and the command would fail with "Shell  not supported". Run as from bash, whatever started pytest.
+    monkeypatch.setattr("typer.completion._get_shell_name", lambda: "bash")
     r = run("optimize", "--help")
     assert "<bool>" not in r.stdout
     assert "--check" in r.stdout and "<table|json|yaml>" in r.stdout  # options with values keep theirs

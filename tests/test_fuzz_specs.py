@@ -32,14 +32,13 @@ from unittest import mock
 
 import pytest
 import yaml
+from conftest import run
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 import trnplan.specs.load
 from trnplan.catalog import Catalog
-from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, Problem, SpecError
 from trnplan.specs.load import load_specs
 from trnplan.specs.yamlsafe import read_yaml
@@ -617,9 +616,7 @@ def test_truncated_shipped_specs_load_or_fail_located(files: dict[str, bytes]) -
 def test_validate_command_exits_0_or_3_without_a_traceback(files: dict[str, bytes]) -> None:
     """The same cases through the real command: exit 0 with a summary, or 3 with located lines and a count."""
     with spec_dir(files) as directory:
-        result = CliRunner().invoke(
-            app, ["validate", "--specs", str(directory)], env={"NO_COLOR": "1", "COLUMNS": "200"}
-        )
+        result = run("validate", "--specs", directory, columns=200, catch_exceptions=True)
     output = result.stdout + result.stderr
     assert "Traceback" not in output and "internal error" not in output, output
     assert result.exit_code in (EXIT_OK, EXIT_INVALID), (result.exit_code, output, result.exception)

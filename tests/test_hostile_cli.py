@@ -19,19 +19,21 @@ import re
 import shutil
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+import conftest
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK
 from trnplan.specs.yamlsafe import MAX_DEPTH, MAX_NODES
 from trnplan.testkit.builders import base_specs
 
+run = partial(conftest.run, columns=200)
+"""The CLI in-process (tests/conftest.py), 200 columns wide."""
+
 REPO = Path(__file__).resolve().parents[1]
-ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}
 SCENARIO = "trn3-100k"  # a shipped scenario: optimize must refuse the specs before it gets to solving
 
 BILLION_LAUGHS = "".join(
@@ -39,10 +41,6 @@ BILLION_LAUGHS = "".join(
     for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
 )
 BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + BILLION_LAUGHS
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
 
 
 def shipped_plus(tmp_path: Path) -> Path:

@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import TERMINAL
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRY_POINT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]["trnplan"]
@@ -46,6 +47,8 @@ PYTHON_M = (
     runpy.run_module("trnplan", run_name="__main__", alter_sys=True)
 """
 )
+
+pytestmark = TERMINAL
 
 MODULES = ["typer", "rich", "trnplan.cli.plans", "pydantic", "yaml"]
 """Imported, in this order, by `trnplan validate`: the CLI's own imports, then typer's parsing (pydantic),

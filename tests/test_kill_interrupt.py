@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import TERMINAL
 
 from trnplan.files import write_text_atomic
 from trnplan.testkit.builders import base_specs
@@ -33,7 +34,7 @@ from trnplan.testkit.portfolio import write_portfolio
 
 REPO = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+pytestmark = [pytest.mark.skipif(os.name != "posix", reason="POSIX signals"), TERMINAL]
 
 
 def python(code: str, *args: str, **kwargs) -> subprocess.Popen:

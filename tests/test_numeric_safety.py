@@ -23,12 +23,11 @@ from typing import Any
 import pulp
 import pytest
 import yaml
+from conftest import run
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
 from test_property_enumeration import agree
-from typer.testing import CliRunner
 
-from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, InfeasibleError, InputError
 from trnplan.optimize.solve import solve
 from trnplan.plan import plan_scenario
@@ -166,12 +165,8 @@ def run_cli(world: dict[str, Any], tmp_path) -> Any:
     specs = tmp_path / "specs"
     specs.mkdir()
     (specs / "world.yaml").write_text(yaml.safe_dump(world))
-    return CliRunner().invoke(
-        app,
-        ["optimize", "s", "--specs", str(specs), "--plans", str(tmp_path / "plans"), "--alternatives", "0"],
-        env={"NO_COLOR": "1", "COLUMNS": "200"},
-        catch_exceptions=False,
-    )
+    return run("optimize", "s", "--specs", specs, "--plans", tmp_path / "plans", "--alternatives", "0",
+               columns=200)
 
 
 @pytest.mark.parametrize("objective", ["min_tco", "max_perf_per_tco"])

@@ -3,7 +3,8 @@ checked against brute force, HiGHS's proof and by hand.
 
 - Drawn worlds made single-demand min-TCO (the property test's worlds, their demand cut to one key, no
   caps, budgets or supply limits): with every piece of issue 17 forced on, the program proves each one
-  (no fallback to HiGHS), its optimum equals brute-force enumeration and `check_plan` is clean.
+  (no fallback to HiGHS), its optimum equals brute-force enumeration and `check_plan` is clean. This is
+  one of the switches tests/test_property_enumeration.py draws (`single_demand`).
 - A generated 5-site portfolio: the program's plan and HiGHS's own proof agree to the cent, with the same
   decisions; run twice, the same plan; out of budget, HiGHS's search gives the same optimum.
 - The quantum and the program by hand; Ctrl-C during the walk.
@@ -12,16 +13,13 @@ checked against brute force, HiGHS's proof and by hand.
 from __future__ import annotations
 
 import math
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_optimize_scale import machinery_on
-from test_property_enumeration import agree, world_catalog, worlds
 
 import trnplan.optimize.build as model_module
 from trnplan.catalog import Catalog
@@ -30,49 +28,8 @@ from trnplan.optimize.accelerate import frontier
 from trnplan.optimize.accelerate.columns import PRICE_THREADS
 from trnplan.optimize.accelerate.frontier import Walk, program, quantum
 from trnplan.optimize.solution import Solution, SolveStatus, Termination
-from trnplan.plan import plan_scenario
-from trnplan.plan.check import check_plan
 from trnplan.specs.load import load_specs
-from trnplan.testkit.oracle import best_plan
 from trnplan.testkit.portfolio import write_portfolio
-
-EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
-
-
-def single_demand(world: dict[str, Any]) -> dict[str, Any]:
-    """The world as a portfolio the program applies to: min TCO, one demand, nothing else coupling."""
-    scenario = world["scenarios"]["p"]
-    demand = scenario["demand"]
-    keys = [k for k in ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops") if k in demand]
-    key = keys[0] if keys else "fp8_pflops"
-    scenario["demand"] = {key: demand.get(key, 8.0)}
-    scenario["objective"] = "min_tco"
-    for name in ("budget", "supply"):
-        scenario.pop(name, None)
-    if key != "effective_fp8_pflops":
-        scenario.pop("workload", None)
-    return world
-
-
-@settings(max_examples=2 * EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(worlds().map(single_demand))
-def test_program_matches_enumeration(world: dict[str, Any]) -> None:
-    catalog = world_catalog(world)
-    if catalog is None:
-        return
-    truth = best_plan(catalog, "p")
-    if truth is None:
-        event("infeasible")
-        return
-    with machinery_on() as proofs:
-        plan = plan_scenario(catalog, "p", alternatives=0)
-    if proofs:  # a model with a complete start: the program applies, and must prove it
-        assert proofs[0] is not None, "the program fell back to HiGHS on a single-demand world"
-        event("proved by the program")
-    assert plan.objective is not None and plan.solver is not None
-    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
-    assert check_plan(plan, catalog) == []
-    assert plan.solver.status == "optimal"
 
 
 def _portfolio(n: int, seed: int) -> tuple[Catalog, str]:

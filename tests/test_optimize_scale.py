@@ -1,117 +1,25 @@
 """Issue 17's machinery is exact: capacity cuts, the MIP start and its reduced-cost fixings change how
 fast the proof comes, never the optimum.
 
-- The property test's drawn worlds, solved with every piece forced on (even at 1-2 sites; the frontier
-  program of `optimize.frontier` wherever it applies, single-demand min-TCO worlds): the optimum
-  equals brute-force enumeration, `check_plan` is clean, the status is optimal; the same for the phased
-  property test's worlds against the brute force over periods.
+- The property tests' drawn worlds are solved with every piece forced on as one of their drawn switches
+  (tests/test_property_enumeration.py, tests/test_property_phased.py: `machinery_on`): the optimum
+  equals brute-force enumeration, `check_plan` is clean, the status is optimal.
 - A hand-worked capacity cut, and a start on a generated portfolio checked row by row: feasible, no
   better than the optimum, its bound no worse, and nothing it fixes off is used by the first model's
   optimum, which the new machinery returns to the cent with the same decisions.
-TRNPLAN_SCALE_EXAMPLES sets the number of drawn worlds (default 150).
 """
 
 from __future__ import annotations
 
-import math
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
-from test_property_enumeration import agree, assert_explained_infeasible, world_catalog, worlds
-from test_property_phased import phased_worlds
 
-import trnplan.optimize.build as model_module
 from trnplan.costs import evaluate
-from trnplan.errors import InfeasibleError
 from trnplan.optimize import build_model, solve_objective
-from trnplan.optimize.accelerate import frontier
-from trnplan.optimize.accelerate.frontier import prove
-from trnplan.optimize.accelerate.start import Start, mip_start, tightened
+from trnplan.optimize.accelerate.start import mip_start, tightened
 from trnplan.optimize.model import set_objective
-from trnplan.plan import plan_scenario
-from trnplan.plan.check import check_plan
 from trnplan.testkit.builders import base_specs, catalog_from_dict
-from trnplan.testkit.oracle import best_plan
-
-EXAMPLES = int(os.environ.get("TRNPLAN_SCALE_EXAMPLES", "150"))
-
-
-@contextmanager
-def machinery_on() -> Iterator[list[frontier.Proof | None]]:
-    """Every model built meanwhile has the cuts and solves from the start, however few its sites, and
-    the frontier program proves it wherever it applies (`optimize.frontier`); yields what each of the
-    program's attempts gave (None: no proof, HiGHS's search decided)."""
-    import trnplan.optimize as optimize_module
-
-    def noted(model: Any) -> Start | None:
-        start = mip_start(model)
-        event("no start" if start is None else f"start with {'' if start.rows else 'no '}reduced-cost rows")
-        return start
-
-    proofs: list[frontier.Proof | None] = []
-
-    def proved(model: Any, start: Start | None, time_limit: float | None = None) -> frontier.Proof | None:
-        proofs.append(prove(model, start, time_limit))
-        event("frontier proof" if proofs[-1] is not None else "no frontier proof")
-        return proofs[-1]
-
-    saved = model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START
-    model_module.START_MIN_SITES = frontier.FRONTIER_MIN_SITES = 0
-    frontier.WIDE_START = math.inf
-    optimize_module.mip_start = noted  # type: ignore[attr-defined]
-    frontier.prove = proved  # type: ignore[assignment]
-    try:
-        yield proofs
-    finally:
-        model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START = saved
-        optimize_module.mip_start = mip_start  # type: ignore[attr-defined]
-        frontier.prove = prove  # type: ignore[assignment]
-
-
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(worlds())
-def test_machinery_matches_enumeration(world: dict[str, Any]) -> None:
-    try:
-        catalog = catalog_from_dict(world)
-    except ValueError:
-        event("invalid world")
-        return
-    truth = best_plan(catalog, "p")
-    with machinery_on():
-        if truth is None:
-            with pytest.raises(InfeasibleError):
-                plan_scenario(catalog, "p", alternatives=0)
-            return
-        plan = plan_scenario(catalog, "p", alternatives=0)
-    event(f"feasible {catalog.scenarios['p'].objective}")
-    assert plan.objective is not None and plan.solver is not None
-    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
-    assert check_plan(plan, catalog) == []
-    assert plan.solver.status == "optimal"
-
-
-@settings(max_examples=max(1, EXAMPLES * 2 // 3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(phased_worlds())
-def test_phased_machinery_matches_enumeration(world: dict[str, Any]) -> None:
-    """Phased worlds with the start on: each site's block spans the window (its modes are the scale-out
-    types), its reduced-cost rows and fixings keep the optimum of the brute force over periods."""
-    catalog = world_catalog(world)
-    if catalog is None:
-        return
-    truth = best_plan(catalog, "p")
-    with machinery_on():
-        if truth is None:
-            assert_explained_infeasible(catalog)
-            return
-        plan = plan_scenario(catalog, "p", alternatives=0)
-    event(f"feasible {catalog.scenarios['p'].objective}")
-    assert plan.objective is not None and plan.periods is not None
-    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
-    assert plan.solver is not None and plan.solver.status == "optimal"
 
 
 def _cut_world() -> dict[str, Any]:

@@ -173,7 +173,7 @@ def test_plan_is_byte_identical_across_processes() -> None:
     builds = (two_sites_two_tiers, max_perf_tied)
     here = "".join(plan_to_yaml(plan_scenario(catalog_from_dict(b()), "s")) for b in builds)
     for seed in ("1", "2"):
-        env = dict(os.environ, PYTHONHASHSEED=seed)
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(TESTS.parent))  # this checkout's trnplan
         out = subprocess.run(
             [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True, cwd=TESTS
         )

@@ -17,13 +17,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import run
 from rich.console import Console
 from test_terminal import TRNPLAN, assert_fits, in_pty, words
-from typer.testing import CliRunner
 
 from trnplan.bom import bom_to_csv, bom_to_dict, bom_to_json, bom_to_markdown, build_bom
 from trnplan.catalog import Catalog
-from trnplan.cli import app
 from trnplan.diff import diff_plans, diff_to_dict, diff_to_markdown, tco_parts_cents
 from trnplan.drift import DriftState, check_drift
 from trnplan.numbers import cents, fmt
@@ -50,13 +49,13 @@ def _catalog(overrides: list[str]) -> Catalog:
 
 
 @pytest.fixture(scope="session")
-def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def plans(tmp_path_factory: pytest.TempPathFactory, phased_plan: Plan) -> dict[str, Path]:
     """The phased base plan, the same with more demand in one month, and the single-period plan, as
     files (what the commands read)."""
     root = tmp_path_factory.mktemp("phased-plans")
     out = {}
     for name, overrides in (("base", []), ("head", MORE_DEMAND), ("single", SINGLE)):
-        plan = plan_scenario(_catalog(overrides), SCENARIO, alternatives=0)
+        plan = phased_plan if name == "base" else plan_scenario(_catalog(overrides), SCENARIO, alternatives=0)
         write_plan(plan, root / f"{name}.yaml")
         out[name] = root / f"{name}.yaml"
     return out
@@ -323,10 +322,10 @@ def test_optimize_check_on_a_phased_plan(plans: dict[str, Path], tmp_path: Path)
     shutil.copy(plans["base"], target)
     args = ["optimize", SCENARIO, "--specs", SPECS[0], "--specs", SPECS[1], "--out", str(target),
             "--alternatives", "0", "--check"]
-    ok = CliRunner().invoke(app, args)
+    ok = run(*args)
     assert ok.exit_code == 0 and "up to date (3 periods from 2026-01 to 2027-01)" in ok.output, ok.output
     shutil.copy(plans["head"], target)
-    drift = CliRunner().invoke(app, args)
+    drift = run(*args)
     assert drift.exit_code == 1, drift.output
     assert f"  in {CHANGED_MONTH}: " in drift.output
 

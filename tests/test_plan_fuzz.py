@@ -34,14 +34,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
-from typer.testing import CliRunner
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from trnplan.bom import bom_to_csv, bom_to_json, bom_to_markdown, build_bom
-from trnplan.cli import app
 from trnplan.diff import breached, diff_plans, diff_to_json, diff_to_markdown, parse_guardrail
 from trnplan.drift import DriftState, check_drift
 from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError
@@ -386,9 +385,6 @@ def test_the_seeds_themselves_read_and_are_up_to_date() -> None:
 
 # --- through the real CLI ----------------------------------------------------------------------------
 
-ENV = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG": None}
-
-
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> tuple[Path, Path, str]:
     """(spec folder, plan file, plan text) of the builders' tiny world."""
@@ -396,11 +392,8 @@ def tiny(tmp_path_factory) -> tuple[Path, Path, str]:
     (root / "specs").mkdir()
     (root / "specs" / "world.yaml").write_text(yaml.safe_dump(base_specs(), sort_keys=False))
     plan = root / "s.yaml"
-    result = CliRunner().invoke(
-        app,
-        ["optimize", "s", "--specs", str(root / "specs"), "--out", str(plan), "--alternatives", "0"],
-        env=ENV,
-    )
+    result = run("optimize", "s", "--specs", root / "specs", "--out", plan, "--alternatives", "0",
+                 catch_exceptions=True)
     assert result.exit_code == EXIT_OK, result.output
     return root / "specs", plan, plan.read_text()
 
@@ -430,9 +423,8 @@ def test_mutated_plans_through_the_cli(tiny, data: st.DataObject) -> None:
         ["diff", str(path), str(good), "--fail-if", "it_power_kw>+2000"],
         ["optimize", "s", "--specs", str(specs), "--out", str(path), "--check", "--alternatives", "0"],
     ]
-    runner = CliRunner()
     for args in commands:
-        result = runner.invoke(app, args, env=ENV)
+        result = run(*args, catch_exceptions=True)
         assert_clean(result, {EXIT_OK, EXIT_DIFFERENT, EXIT_INVALID}, args)
         event(f"{args[0]}: exit {result.exit_code}")
     assert path.read_bytes() == raw  # --check never writes

@@ -13,27 +13,24 @@ import os
 import re
 import subprocess
 import sys
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
+import conftest
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from trnplan.cli import app
 from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError
 from trnplan.plan.file import PlanError, PlanNotFoundError, parse_plan, read_plan
 from trnplan.specs.yamlsafe import KeyPath, dotted, parse_yaml
 from trnplan.testkit.builders import base_specs
 
+run = partial(conftest.run, columns=200)
+"""The CLI in-process (tests/conftest.py), 200 columns wide."""
+
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = (REPO / "plans" / "trn3-100k.yaml").read_text(encoding="utf-8")
-ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
 
 
 @lru_cache(maxsize=8)
@@ -800,7 +797,7 @@ def test_terminal_control_characters_in_a_plan_are_shown_not_obeyed(tmp_path: Pa
     assert "item: Trainium3 (trn3)\n" in text
     path = tmp_path / "esc.yaml"
     path.write_text(text.replace("item: Trainium3 (trn3)\n", 'item: "Trainium3 \\e[2J (trn3)"\n'), "utf-8")
-    result = CliRunner().invoke(app, ["bom", str(path)], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    result = run("bom", path)
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.stdout
     assert "Trainium3 \\x1b[2J (trn3)" in result.stdout

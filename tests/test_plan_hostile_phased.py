@@ -104,7 +104,7 @@ def test_one_scale_out_type_per_site_over_the_window() -> None:
     assert any("one type per site over the window" in x for x in refusal(edited))
 
 
-def test_drift_when_a_site_is_used_in_a_period_on_one_side_only(tmp_path: Path) -> None:
+def test_drift_when_a_site_is_used_in_a_period_on_one_side_only(tmp_path: Path, phased_plan) -> None:
     """A hall closed in the first period moves its purchases: `--check` reports drift (exit 1), by period."""
     from trnplan.drift import check_drift
     from trnplan.plan import plan_scenario
@@ -112,7 +112,7 @@ def test_drift_when_a_site_is_used_in_a_period_on_one_side_only(tmp_path: Path) 
     from trnplan.specs.load import load_specs
 
     specs = ["@catalog", str(REPO / "tests" / "fixtures" / "phased")]
-    base = plan_scenario(load_specs(specs), "ramp-3", alternatives=0)
+    base = phased_plan
     closed = load_specs(specs, ["sites.ramp-a.it_power_mw={2026-07: 6, 2027-01: 12}"])
     moved = plan_scenario(closed, "ramp-3", alternatives=0)
     assert base.periods and moved.periods

@@ -6,28 +6,44 @@ grid caps, one-off cooling costs, supply caps, budgets, demand caps (`demand.at_
 topology, domain size and forms; demand in effective FP8 PFLOPs), owned sites (build and cooling plant as
 capex, no rent), oversubscribed first tiers, copper rack-to-leaf links, network rack kits and all three
 objectives. `check_plan`
-must find nothing wrong in any plan. TRNPLAN_PROPERTY_EXAMPLES sets the number
-of examples (default 400).
+must find nothing wrong in any plan.
+
+Each example also draws how it is solved (`SWITCHES`), rather than every world being solved again for
+each: as shipped; with every piece of the acceleration forced on (the MIP start, its reduced-cost rows
+and fixings, capacity cuts, even at 1-2 sites; the frontier program of `optimize.frontier` wherever it
+applies): the cuts and the start change how fast the proof comes, never the optimum; or made a
+single-demand min-TCO world (its demand cut to one key, no caps, budgets or supply limits) with the
+machinery on, where the frontier program must prove each one itself (no fallback to HiGHS).
+TRNPLAN_PROPERTY_EXAMPLES sets the number of examples (default 450, about 150 for each switch).
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+import trnplan.optimize.accelerate as accelerate_module
+import trnplan.optimize.build as model_module
 from trnplan.catalog import Catalog
 from trnplan.errors import InfeasibleError
+from trnplan.optimize.accelerate import frontier
+from trnplan.optimize.accelerate.frontier import prove
+from trnplan.optimize.accelerate.start import Start, mip_start
 from trnplan.plan import plan_scenario
 from trnplan.plan.check import check_plan
 from trnplan.testkit.builders import catalog_from_dict
 from trnplan.testkit.oracle import best_plan
 
-EXAMPLES = int(os.environ.get("TRNPLAN_PROPERTY_EXAMPLES", "400"))
+EXAMPLES = int(os.environ.get("TRNPLAN_PROPERTY_EXAMPLES", "450"))
+SWITCHES = ["as shipped", "machinery on", "single demand, machinery on"]
+"""How an example is solved (see the module docstring)."""
 
 
 @st.composite
@@ -231,9 +247,67 @@ def assert_explained_infeasible(catalog: Catalog) -> None:
     assert info.value.explanation, "an infeasible scenario must say what has to give"
 
 
+@contextmanager
+def machinery_on() -> Iterator[list[frontier.Proof | None]]:
+    """Every model built meanwhile has the cuts and solves from the start, however few its sites, and
+    the frontier program proves it wherever it applies (`optimize.accelerate.frontier`); yields what each
+    of the program's attempts gave (None: no proof, HiGHS's search decided)."""
+
+    def noted(model: Any) -> Start | None:
+        start = mip_start(model)
+        event("no start" if start is None else f"start with {'' if start.rows else 'no '}reduced-cost rows")
+        return start
+
+    proofs: list[frontier.Proof | None] = []
+
+    def proved(model: Any, start: Start | None, time_limit: float | None = None) -> frontier.Proof | None:
+        proofs.append(prove(model, start, time_limit))
+        event("frontier proof" if proofs[-1] is not None else "no frontier proof")
+        return proofs[-1]
+
+    saved = model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START
+    model_module.START_MIN_SITES = frontier.FRONTIER_MIN_SITES = 0
+    frontier.WIDE_START = math.inf
+    accelerate_module.mip_start = noted  # type: ignore[attr-defined]
+    frontier.prove = proved  # type: ignore[assignment]
+    try:
+        yield proofs
+    finally:
+        model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START = saved
+        accelerate_module.mip_start = mip_start  # type: ignore[attr-defined]
+        frontier.prove = prove  # type: ignore[assignment]
+
+
+
+def single_demand(world: dict[str, Any]) -> dict[str, Any]:
+    """The world as a portfolio the program applies to: min TCO, one demand, nothing else coupling."""
+    scenario = world["scenarios"]["p"]
+    demand = scenario["demand"]
+    keys = [k for k in ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops") if k in demand]
+    key = keys[0] if keys else "fp8_pflops"
+    scenario["demand"] = {key: demand.get(key, 8.0)}
+    scenario["objective"] = "min_tco"
+    for name in ("budget", "supply"):
+        scenario.pop(name, None)
+    if key != "effective_fp8_pflops":
+        scenario.pop("workload", None)
+    return world
+
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(worlds())
-def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
+@given(st.sampled_from(SWITCHES), worlds())
+def test_milp_matches_enumeration(switch: str, world: dict[str, Any]) -> None:
+    event(switch)
+    if switch == "as shipped":
+        milp_matches_enumeration(world)
+    elif switch == "machinery on":
+        machinery_matches_enumeration(world)
+    else:
+        program_matches_enumeration(single_demand(world))
+
+
+def milp_matches_enumeration(world: dict[str, Any]) -> None:
     catalog = world_catalog(world)
     if catalog is None:
         return
@@ -248,5 +322,44 @@ def test_milp_matches_enumeration(world: dict[str, Any]) -> None:
     value, _witness = truth
     assert plan.objective is not None and plan.solver is not None
     assert agree(plan.objective.value, value), (plan.objective, value, _witness)
+    assert check_plan(plan, catalog) == []
+    assert plan.solver.status == "optimal"
+
+
+def machinery_matches_enumeration(world: dict[str, Any]) -> None:
+    try:
+        catalog = catalog_from_dict(world)
+    except ValueError:
+        event("invalid world")
+        return
+    truth = best_plan(catalog, "p")
+    with machinery_on():
+        if truth is None:
+            with pytest.raises(InfeasibleError):
+                plan_scenario(catalog, "p", alternatives=0)
+            return
+        plan = plan_scenario(catalog, "p", alternatives=0)
+    event(f"feasible {catalog.scenarios['p'].objective}")
+    assert plan.objective is not None and plan.solver is not None
+    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
+    assert check_plan(plan, catalog) == []
+    assert plan.solver.status == "optimal"
+
+
+def program_matches_enumeration(world: dict[str, Any]) -> None:
+    catalog = world_catalog(world)
+    if catalog is None:
+        return
+    truth = best_plan(catalog, "p")
+    if truth is None:
+        event("infeasible")
+        return
+    with machinery_on() as proofs:
+        plan = plan_scenario(catalog, "p", alternatives=0)
+    if proofs:  # a model with a complete start: the program applies, and must prove it
+        assert proofs[0] is not None, "the program fell back to HiGHS on a single-demand world"
+        event("proved by the program")
+    assert plan.objective is not None and plan.solver is not None
+    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
     assert check_plan(plan, catalog) == []
     assert plan.solver.status == "optimal"

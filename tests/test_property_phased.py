@@ -6,7 +6,11 @@ that change, and scale-up / scale-out switches and chips that arrive in a later 
 radixes, so fabrics grow from one tier to two. The brute force (`trnplan.testkit.oracle`) enumerates
 every sequence of per-period plans whose units never fall, with one scale-out switch per site.
 `plan_scenario` re-checks each optimum with `check_plan` (PuLP-free) and fails on any violation.
-TRNPLAN_PHASED_EXAMPLES sets the number of examples (default 300).
+
+Each example draws how it is solved: as shipped, or with the acceleration forced on
+(`test_property_enumeration.machinery_on`): each site's block spans the window (its modes are the
+scale-out types), its reduced-cost rows and fixings keep the optimum of the brute force over periods.
+TRNPLAN_PHASED_EXAMPLES sets the number of examples (default 300, about 150 for each switch).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from test_property_enumeration import agree, assert_explained_infeasible, world_catalog, worlds
+from test_property_enumeration import agree, assert_explained_infeasible, machinery_on, world_catalog, worlds
 
 from trnplan.plan import plan_scenario
 from trnplan.testkit.oracle import best_plan
@@ -91,8 +95,16 @@ def phased_worlds(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(phased_worlds())
-def test_phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
+@given(st.sampled_from(["as shipped", "machinery on"]), phased_worlds())
+def test_phased_milp_matches_enumeration(switch: str, world: dict[str, Any]) -> None:
+    event(switch)
+    if switch == "as shipped":
+        phased_milp_matches_enumeration(world)
+    else:
+        phased_machinery_matches_enumeration(world)
+
+
+def phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
     catalog = world_catalog(world)
     if catalog is None:
         return
@@ -109,3 +121,19 @@ def test_phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
     tiers = [s.scale_out.tiers for p in plan.periods for s in p.sites.values()]
     if len(set(tiers)) > 1:
         event("fabric tiers grow")
+
+
+def phased_machinery_matches_enumeration(world: dict[str, Any]) -> None:
+    catalog = world_catalog(world)
+    if catalog is None:
+        return
+    truth = best_plan(catalog, "p")
+    with machinery_on():
+        if truth is None:
+            assert_explained_infeasible(catalog)
+            return
+        plan = plan_scenario(catalog, "p", alternatives=0)
+    event(f"feasible {catalog.scenarios['p'].objective}")
+    assert plan.objective is not None and plan.periods is not None
+    assert agree(plan.objective.value, truth[0]), (plan.objective, truth)
+    assert plan.solver is not None and plan.solver.status == "optimal"

@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from conftest import run
 
-from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_USAGE
 from trnplan.plan.file import read_plan
 from trnplan.plan.model import Plan
@@ -32,12 +31,7 @@ from trnplan.report.charts import timeline_chart  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANS = sorted((ROOT / "plans").glob("*.yaml"))
-ENV = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG": None}
 FLOORPLAN = re.compile(r'<svg class="floorplan".*?</svg>', re.S)
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
 
 
 def drawn_racks(svg: str) -> int:
@@ -124,16 +118,10 @@ def test_a_timeline_exactly_with_periods(pages: dict[str, str]) -> None:
         assert ("<h2>Timeline</h2>" in pages[p.stem]) == phased
 
 
-PHASED = Path(__file__).parent / "fixtures" / "phased"
-
-
 @pytest.fixture(scope="module")
-def phased() -> Plan:
+def phased(phased_plan: Plan) -> Plan:
     """A real phased plan: tests/fixtures/phased over the bundled catalog (a hall opening in stages)."""
-    from trnplan.plan.build import plan_scenario
-    from trnplan.specs.load import load_specs
-
-    return plan_scenario(load_specs(["@catalog", str(PHASED)]), "ramp-3", alternatives=0)
+    return phased_plan
 
 
 def test_timeline_rows_of_a_phased_plan(phased: Plan) -> None:
@@ -192,13 +180,13 @@ def test_the_page_of_a_phased_plan_has_a_timeline(phased: Plan) -> None:
 
 def sweep_rows(grid: bool) -> list[dict]:
     rows = []
-    for run in range(12):
-        price = 5000 + 1000 * (run % 4) if grid else 5000 + 397 * run
-        power = 0.05 + 0.05 * (run // 4) if grid else 0.05 + 0.011 * ((run * 7) % 12)
+    for n in range(12):
+        price = 5000 + 1000 * (n % 4) if grid else 5000 + 397 * n
+        power = 0.05 + 0.05 * (n // 4) if grid else 0.05 + 0.011 * ((n * 7) % 12)
         tco = 1e9 + price * 1e5 + power * 1e9
         choice = "f/liquid/ualink-200g/th6" if price < 7000 else "f/air/pcie6-160/th6"
         varied = {"chips.trn3.unit_usd": price, "sites.*.electricity_usd_per_kwh": power}
-        rows.append({"run": run, "set": varied, "status": "optimal", "tco_usd": tco, "capex_usd": tco / 2,
+        rows.append({"run": n, "set": varied, "status": "optimal", "tco_usd": tco, "capex_usd": tco / 2,
                      "objective": tco, "choices": {"ind-new": [choice]}})
     rows.append({"run": 12, "set": {"chips.trn3.unit_usd": 1, "sites.*.electricity_usd_per_kwh": 9},
                  "status": "infeasible", "tco_usd": None, "capex_usd": None, "objective": None, "choices": {},

@@ -10,19 +10,20 @@ each with its own message. test_optimize_solvers.py covers the same statuses at 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import conftest
 import pytest
 import yaml
+from conftest import TERMINAL
 from test_optimize_solvers import awkward_specs
-from typer.testing import CliRunner
 
 import trnplan.optimize as optimize_pkg
-from trnplan.cli import app
 from trnplan.errors import EXIT_OK, EXIT_SOLVER, SolverError
 from trnplan.optimize import build as optimize_model
 from trnplan.optimize import optimize
@@ -31,13 +32,10 @@ from trnplan.testkit.builders import base_specs, catalog_from_dict
 from trnplan.testkit.portfolio import write_portfolio
 
 solve_module = importlib.import_module("trnplan.optimize.solve")  # the package's `solve` is the function
+run = functools.partial(conftest.run, columns=200)
+"""The CLI in-process (tests/conftest.py), 200 columns wide."""
 
 REPO = Path(__file__).resolve().parents[1]
-ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
 
 
 @pytest.fixture()
@@ -143,6 +141,7 @@ def portfolio(tmp_path_factory) -> tuple[Path, str]:
     return specs, write_portfolio(40, specs)
 
 
+@TERMINAL  # its 0.2 s covers loading the specs too: on a busy worker it could be spent before the solve
 def test_a_real_short_time_limit_ends_in_one_of_the_two_honest_outcomes(portfolio, tmp_path: Path) -> None:
     specs, scenario = portfolio
     plans = tmp_path / "plans"

@@ -1,6 +1,7 @@
-"""`trnplan sweep`: grids and Monte Carlo runs on Dask (a LocalCluster, and a scheduler and a worker started
-here as separate processes on 127.0.0.1), every row checked against `plan_scenario` with the same overrides
-to the cent; resuming a killed sweep; `ranges` in specs; bad input failing cleanly before any run.
+"""`trnplan sweep`: grids and Monte Carlo runs on Dask (a LocalCluster, and the session's scheduler and
+workers started as separate processes on 127.0.0.1: tests/conftest.py), every row checked against
+`plan_scenario` with the same overrides to the cent; resuming a killed sweep; `ranges` in specs; bad input
+failing cleanly before any run.
 
 The world is the builders' tiny one (chip x, forms air8/liq16, scenario s: 64 chips) with a second site b.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from conftest import TERMINAL, run
 
-from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_USAGE
 from trnplan.plan.build import plan_scenario
 from trnplan.specs.load import inputs_digest, load_specs
@@ -29,13 +28,8 @@ from trnplan.testkit.builders import base_specs
 
 pytest.importorskip("distributed")
 
-ENV = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG": None}
 BIN = Path(sys.executable).parent
 GRID = ["--vary", "chips.x.unit_usd=5000,15000", "--vary", "sites.*.electricity_usd_per_kwh=0.05:0.2:2"]
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
 
 
 def world_data() -> dict:
@@ -114,65 +108,28 @@ def test_grid_on_a_local_cluster_matches_plan_scenario(specs, tmp_path):
     assert summary["tornado"]["inputs"][0]["path"] == "chips.x.unit_usd"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_for(port: int, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise AssertionError(f"no scheduler on port {port} after {seconds} s")
-
-
-def test_grid_on_a_scheduler_and_worker_started_as_processes(specs, tmp_path):
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    dask = str(BIN / "dask")
-    logs = open(tmp_path / "dask.log", "w")  # noqa: SIM115  (closed in finally)
-    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                  "--no-dashboard"], stdout=logs, stderr=subprocess.STDOUT)
-    worker = None
-    try:
-        _wait_for(port, 30)
-        worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1",
-                                   "--no-dashboard"], stdout=logs, stderr=subprocess.STDOUT, cwd=tmp_path)
-        out = tmp_path / "rows.jsonl"
-        result = run("sweep", "s", "--specs", str(specs), *GRID, "--scheduler", address, "--out", str(out),
-                     "-f", "json")
-        assert result.exit_code == 0, result.stderr
-        rows = read_rows(out)
-        assert len(rows) == 4
-        assert_rows_match(rows, specs)
-    finally:
-        for proc in (worker, scheduler):
-            if proc is not None:
-                proc.terminate()
-        for proc in (worker, scheduler):
-            if proc is not None:
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-        logs.close()
-
-
-def test_a_killed_sweep_resumes_and_solves_only_the_rest(specs, tmp_path):
+def test_grid_on_a_scheduler_and_workers_started_as_processes(specs, tmp_path, dask_address):
+    """The session's cluster (tests/conftest.py): a scheduler and workers started as processes."""
     out = tmp_path / "rows.jsonl"
-    assert run("sweep", "s", "--specs", str(specs), *GRID, "--workers", "2", "--out", str(out)).exit_code == 0
+    result = run("sweep", "s", "--specs", str(specs), *GRID, "--scheduler", dask_address, "--out", str(out),
+                 "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    rows = read_rows(out)
+    assert len(rows) == 4
+    assert_rows_match(rows, specs)
+
+
+def test_a_killed_sweep_resumes_and_solves_only_the_rest(specs, tmp_path, dask_address):
+    out = tmp_path / "rows.jsonl"
+    cluster = ["--scheduler", dask_address]
+    assert run("sweep", "s", "--specs", str(specs), *GRID, *cluster, "--out", str(out)).exit_code == 0
     full = read_rows(out)
     # What a killed sweep leaves: two whole rows (marked, to see they are kept, not solved again) and a torn
     # third line.
     kept = [{**row, "kept": True} for row in sorted(full, key=lambda r: r["run"])[:2]]
     torn = json.dumps(sorted(full, key=lambda r: r["run"])[2])[:40]
     out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in kept) + torn)
-    result = run("sweep", "s", "--specs", str(specs), *GRID, "--workers", "2", "--out", str(out),
-                 "-f", "json")
+    result = run("sweep", "s", "--specs", str(specs), *GRID, *cluster, "--out", str(out), "-f", "json")
     assert result.exit_code == 0, result.stderr
     assert "2 of 4 runs done already; solving the other 2" in result.stderr
     text = out.read_text()
@@ -224,10 +181,10 @@ def test_samples_are_uniform_within_ranges_and_fixed_by_the_seed():
     )
 
 
-def test_monte_carlo_sweep_draws_the_specs_ranges(specs, tmp_path):
+def test_monte_carlo_sweep_draws_the_specs_ranges(specs, tmp_path, dask_address):
     out = tmp_path / "mc.jsonl"
-    result = run("sweep", "s", "--specs", str(specs), "--sample", "4", "--seed", "7", "--workers", "2",
-                 "--out", str(out), "-f", "json")
+    result = run("sweep", "s", "--specs", str(specs), "--sample", "4", "--seed", "7", "--scheduler",
+                 dask_address, "--out", str(out), "-f", "json")
     assert result.exit_code == 0, result.stderr
     rows = read_rows(out)
     assert len(rows) == 4
@@ -354,6 +311,7 @@ def test_a_cancelled_wait_logs_no_traceback_and_other_errors_still_do(caplog):
     ]
 
 
+@TERMINAL
 def test_ctrl_c_keeps_every_finished_row_and_exits_130(specs, tmp_path):
     """Ctrl-C in a terminal signals the whole process group (the workers too): the sweep stops, every row
     written is whole, no worker prints a traceback, and a rerun finishes the rest."""

@@ -1,16 +1,18 @@
-"""The installed `trnplan` in a real pseudo-terminal: tables fit 80 and 120 columns with every id and number
-whole, progress shows while a long search runs, and Ctrl-C there shows the best plan found so far (piped,
-Ctrl-C just stops: tests/test_kill_interrupt.py).
+"""Tables fit 80 and 120 columns with every id and number whole (in-process, `COLUMNS` set as a terminal's
+width sets it); the installed `trnplan` in a real pseudo-terminal: progress shows while a long search runs,
+Ctrl-C there shows the best plan found so far (piped, Ctrl-C just stops: tests/test_kill_interrupt.py), and
+messages wrap at the terminal's width.
 
-Each run forks a pty (python's `pty`), sets its window size with TIOCSWINSZ and leaves COLUMNS unset, so
-the width comes from the terminal as it does for a user. Output is read back with the escape codes
-removed. The token check: every whitespace-separated word of the same command printed 250 columns wide
-(nothing wraps there) must appear as a whole word at the narrow width, so no id or number was cut,
+Each terminal run forks a pty (python's `pty`), sets its window size with TIOCSWINSZ and leaves COLUMNS
+unset, so the width comes from the terminal as it does for a user. Output is read back with the escape
+codes removed. The token check: every whitespace-separated word of the same command printed 250 columns
+wide (nothing wraps there) must appear as a whole word at the narrow width, so no id or number was cut,
 folded or ellipsized; and no line may be wider than the terminal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -22,10 +24,13 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import yaml
+from conftest import TERMINAL, run
 from rich.cells import cell_len
 
 from trnplan.numbers import fmt
@@ -37,10 +42,19 @@ TRNPLAN = Path(sys.executable).with_name("trnplan")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 RULE = re.compile(r"^[─━═\-\s]+$")
 
-pytestmark = [
-    pytest.mark.skipif(os.name != "posix", reason="POSIX pseudo-terminals"),
-    pytest.mark.skipif(not TRNPLAN.exists(), reason="trnplan is not installed beside this python"),
-]
+T = TypeVar("T")
+
+
+def installed(test: T) -> T:
+    """A test that runs the installed command (in a pseudo-terminal, or piped): POSIX, the command beside
+    this python, and in the xdist group of the terminal tests."""
+    for mark in (
+        pytest.mark.skipif(os.name != "posix", reason="POSIX pseudo-terminals"),
+        pytest.mark.skipif(not TRNPLAN.exists(), reason="trnplan is not installed beside this python"),
+        TERMINAL,
+    ):
+        test = mark(test)
+    return test
 
 
 def in_pty(args: list[str], cols: int, cwd: Path, interrupt_when: str | None = None,
@@ -135,9 +149,19 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def wide_outputs(shipped: Path) -> dict[str, str]:
-    """Each command's output 250 columns wide: the words every narrower layout must keep whole."""
-    return {name: in_pty(args, 250, shipped)[1] for name, args in COMMANDS.items()}
+def printed(shipped: Path) -> Callable[[str, int], tuple[int, str]]:
+    """`printed(name, cols)`: the exit code and output (stdout, then stderr) of `COMMANDS[name]` run
+    in-process in `shipped` at `cols` columns, each (name, cols) run once."""
+    seen: dict[tuple[str, int], tuple[int, str]] = {}
+
+    def get(name: str, cols: int) -> tuple[int, str]:
+        if (name, cols) not in seen:
+            with contextlib.chdir(shipped):
+                result = run(*COMMANDS[name], columns=cols)
+            seen[name, cols] = result.exit_code, result.stdout + result.stderr
+        return seen[name, cols]
+
+    return get
 
 
 COMMANDS = {
@@ -151,25 +175,28 @@ COMMANDS = {
 @pytest.mark.parametrize("cols", [80, 120])
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_tables_fit_the_terminal_with_every_word_whole(
-    name: str, cols: int, shipped: Path, wide_outputs: dict[str, str]
+    name: str, cols: int, printed: Callable[[str, int], tuple[int, str]]
 ) -> None:
-    code, text = in_pty(COMMANDS[name], cols, shipped)
+    code, text = printed(name, cols)
     assert code == 0, text[-2000:]
     assert_fits(text, cols)
-    missing = sorted(words(wide_outputs[name]) - words(text))
+    missing = sorted(words(printed(name, 250)[1]) - words(text))
     assert not missing, f"cut or folded at {cols} columns: {missing[:12]}"
     assert "…" not in text
 
 
 @pytest.mark.parametrize("cols", [80, 120])
-def test_every_id_and_number_of_the_plan_is_printed_whole(cols: int, shipped: Path) -> None:
-    code, text = in_pty(COMMANDS["optimize"], cols, shipped)
+def test_every_id_and_number_of_the_plan_is_printed_whole(
+    cols: int, shipped: Path, printed: Callable[[str, int], tuple[int, str]]
+) -> None:
+    code, text = printed("optimize", cols)
     assert code == 0, text[-2000:]
     printed = words(text)
     missing = sorted(plan_tokens(shipped / "out" / "trn3-100k.yaml") - printed)
     assert not missing, f"not printed whole at {cols} columns: {missing}"
 
 
+@installed
 def test_a_terminal_run_writes_the_same_plan_as_a_piped_one(shipped: Path, tmp_path: Path) -> None:
     """Progress callbacks (on in a terminal) do not change the search: the same bytes as a piped run."""
     code, text = in_pty(["optimize", "trn3-100k", "--out", str(tmp_path / "tty.yaml")], 80, shipped)
@@ -180,6 +207,7 @@ def test_a_terminal_run_writes_the_same_plan_as_a_piped_one(shipped: Path, tmp_p
     assert (tmp_path / "tty.yaml").read_bytes() == (tmp_path / "pipe.yaml").read_bytes()
 
 
+@installed
 def test_piped_tables_have_no_trailing_spaces(shipped: Path) -> None:
     for args in (*COMMANDS.values(), ["optimize", "--help"], ["--help"]):
         out = subprocess.run([str(TRNPLAN), *args], cwd=shipped, capture_output=True, text=True, check=False)
@@ -197,6 +225,7 @@ def portfolio(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 @pytest.mark.slow
+@installed
 def test_ctrl_c_in_a_terminal_shows_the_best_plan_so_far_and_writes_nothing(
     portfolio: tuple[Path, str],
 ) -> None:
@@ -214,6 +243,7 @@ def test_ctrl_c_in_a_terminal_shows_the_best_plan_so_far_and_writes_nothing(
     assert not (root / "plans").exists()
 
 
+@installed
 def test_progress_is_not_shown_on_a_pipe(shipped: Path) -> None:
     args = ["optimize", "trn3-100k", "--out", "out/p.yaml", "--alternatives", "0"]
     proc = subprocess.run([str(TRNPLAN), *args], cwd=shipped, capture_output=True, text=True, check=False)
@@ -225,6 +255,7 @@ def test_progress_is_not_shown_on_a_pipe(shipped: Path) -> None:
 # --- messages on stderr: wrapped in a terminal, one line each elsewhere -------------------------------
 
 
+@installed
 def test_an_error_wraps_at_the_terminal_width_keeping_each_fix_whole(shipped: Path) -> None:
     """The infeasible explanation at 80 columns: no line wider, each wrapped line indented under its own,
     every word of the piped (unwrapped) message still there, each `--set` fix on one line."""
@@ -243,6 +274,7 @@ def test_an_error_wraps_at_the_terminal_width_keeping_each_fix_whole(shipped: Pa
     assert "        chips): --set scenarios.trn3-100k.demand.chips=118784" in lines
 
 
+@installed
 def test_spec_problems_wrap_with_each_location_first_on_its_line(shipped: Path) -> None:
     bad = REPO / "tests" / "fixtures" / "bad_specs"
     code, text = in_pty(["validate", "--specs", str(bad)], 100, shipped)

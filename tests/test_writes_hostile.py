@@ -13,23 +13,21 @@ import os
 import socket
 import stat
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+import conftest
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from trnplan.cli import app
 from trnplan.errors import EXIT_INVALID, EXIT_OK, InputError
 from trnplan.files import SAFE_MODE_MASK, check_writable, write_text_atomic
 from trnplan.testkit.builders import base_specs
 
-ENV = {"NO_COLOR": "1", "COLUMNS": "200", "TRNPLAN_DEBUG": None}
+run = partial(conftest.run, columns=200)
+"""The CLI in-process (tests/conftest.py), 200 columns wide."""
+
 ROOT = os.geteuid() == 0
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env=ENV, catch_exceptions=False)
 
 
 def fifo(path: Path) -> None:
