@@ -238,8 +238,8 @@ class _Run:
         limit = self.deadline.remaining()
         if limit is not None and limit <= 0:
             self._fail(scenario_id, SolverError(
-                f"'{scenario_id}' not solved: the time limit ({self.time_limit:g} s) was used up by the "
-                "scenarios before it; raise --time-limit"), path)
+                f"'{scenario_id}' not solved: the time limit ({self.time_limit:g} s) was used up before its "
+                "solve began (loading the specs, and any scenarios before it); raise --time-limit"), path)
             return
         try:
             with self._watching():
