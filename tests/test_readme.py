@@ -25,6 +25,10 @@ README = REPO / "README.md"
 FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 EXITS = re.compile(r"\s+#\s*exits?\s+(\d+)\s*$")
 
+pytestmark = pytest.mark.xdist_group("readme")
+"""The README's commands run in order in one scratch project (later ones read what earlier ones wrote):
+one xdist worker runs them all."""
+
 
 def blocks(*languages: str) -> list[str]:
     return [body for lang, body in FENCE.findall(README.read_text(encoding="utf-8")) if lang in languages]
