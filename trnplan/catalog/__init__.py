@@ -16,6 +16,9 @@ from pydantic import (
 )
 
 from trnplan.catalog.base import (
+    EXTENSION as EXTENSION,
+)
+from trnplan.catalog.base import (
     HOURS_PER_YEAR as HOURS_PER_YEAR,
 )
 from trnplan.catalog.base import (  # re-exported: the base types every spec module uses

@@ -91,6 +91,16 @@ def _slips(slips: dict[float, str] | None) -> tuple[tuple[float, str], ...]:
 Usd = Annotated[float, Plausible(0, 1e12, "USD")]
 
 
+@dataclass(frozen=True)
+class Extension:
+    """A pydantic marker for a spec field added after plans were committed (`Annotated[float, ...,
+    EXTENSION] = 0.0`): at its default it digests as before it existed (`catalog.digest`), so the plans of
+    specs that leave it out keep their bytes."""
+
+
+EXTENSION = Extension()
+
+
 class Spec(BaseModel):
     """Strict base: unknown fields are errors, values are frozen, no type coercion."""
 

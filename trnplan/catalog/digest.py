@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from trnplan.catalog.base import PROVENANCE, Spec
+from trnplan.catalog.base import PROVENANCE, Extension, Spec
 
 if TYPE_CHECKING:
     from trnplan.catalog import Catalog
@@ -28,7 +28,17 @@ DIGEST_DEFAULTS: dict[str, Any] = {
 }
 """Fields of the second version (ownership, plant, copper, oversubscription, network rack kits, workloads,
 periods and schedules) whose
-defaults keep the first version's model: at their default they digest as before they existed."""
+defaults keep the first version's model: at their default they digest as before they existed. A field
+added since says so where it is declared (`catalog.base.EXTENSION`, `extension_defaults`)."""
+
+
+def extension_defaults(entity: Spec) -> dict[str, Any]:
+    """The entity's fields marked EXTENSION, with their defaults (in JSON form, as `model_dump` gives)."""
+    return {
+        name: info.default
+        for name, info in type(entity).model_fields.items()
+        if any(isinstance(m, Extension) for m in info.metadata)
+    }
 
 
 def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
@@ -47,6 +57,9 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
             for key, default in DIGEST_DEFAULTS.items():
                 if isinstance(part, dict) and key in part and part[key] == default:
                     part.pop(key)
+        for key, default in extension_defaults(entity).items():
+            if key in data and data[key] == default:
+                data.pop(key)
         return data
 
     doc = {

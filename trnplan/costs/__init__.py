@@ -32,6 +32,7 @@ from trnplan.costs.options import (
 )
 from trnplan.costs.rates import (
     OBJECTIVE_UNITS,
+    OPEX_FIGURES,
     MoneyTerms,
     capex_usd_per_year,
     colocation_usd_per_kw_year,
@@ -42,7 +43,9 @@ from trnplan.costs.rates import (
     objective_value,
     opex_usd_per_kw_year,
     opex_usd_per_year,
+    opex_words,
     perf_of,
+    stated_opex,
     tco_per_capex_usd,
     usd_per_hour,
     window_crf,
@@ -53,6 +56,7 @@ from trnplan.costs.window import PeriodFigures, WindowEvaluation, evaluate_decis
 __all__ = [
     "NO_SWITCH",
     "OBJECTIVE_UNITS",
+    "OPEX_FIGURES",
     "Deployment",
     "DeploymentFigures",
     "Evaluation",
@@ -79,6 +83,7 @@ __all__ = [
     "objective_value",
     "opex_usd_per_kw_year",
     "opex_usd_per_year",
+    "opex_words",
     "option_lines",
     "option_month",
     "option_problems",
@@ -89,6 +94,7 @@ __all__ = [
     "scale_out_switches",
     "scale_up_choices",
     "site_options",
+    "stated_opex",
     "tco_per_capex_usd",
     "usd_per_hour",
     "window_crf",

@@ -23,10 +23,11 @@ from trnplan.costs.options import (
     option_lines,
 )
 from trnplan.costs.rates import (
-    colocation_usd_per_kw_year,
-    energy_usd_per_kw_year,
+    OPEX_FIGURES,
     maintenance_usd_per_year,
     opex_usd_per_year,
+    site_opex_usd_per_year,
+    stated_opex,
     usd_per_hour,
     window_tco_usd,
 )
@@ -60,8 +61,20 @@ class SiteFigures:
     capex_usd: float
     opex_usd_per_year: float
     utilization: dict[str, float]
-    energy_usd_per_year: float = 0.0
-    colocation_usd_per_year: float = 0.0
+    opex_figures: dict[str, float] = field(default_factory=dict)
+    """The site's opex categories per year, by OPEX_FIGURES name (`rates.site_opex_usd_per_year`)."""
+
+    def opex_figure(self, name: str) -> float:
+        """One opex category's USD per year; 0 where the site has none of it."""
+        return self.opex_figures.get(name, 0.0)
+
+    @property
+    def energy_usd_per_year(self) -> float:
+        return self.opex_figure("energy_usd_per_year")
+
+    @property
+    def colocation_usd_per_year(self) -> float:
+        return self.opex_figure("colocation_usd_per_year")
 
 
 @dataclass(frozen=True)
@@ -235,16 +248,15 @@ def _site_figures(
     fab: FabricSize,
     fabric_capex: float,
 ) -> SiteFigures:
-    """A site's power, energy, colocation and use of its limits."""
+    """A site's power, opex categories and use of its limits."""
     site = catalog.sites[site_id]
     kw_by_cooling = load.kw_by_cooling
     site_capex = load.capex_usd + fabric_capex
     it_kw = sum(kw_by_cooling.values())
     facility_kw = sum(kw * catalog.cooling[q].pue for q, kw in kw_by_cooling.items())
-    energy = sum(
-        kw * energy_usd_per_kw_year(site, catalog.cooling[q].pue, scenario) for q, kw in kw_by_cooling.items()
+    opex_figures = site_opex_usd_per_year(
+        site, scenario, [(kw, catalog.cooling[q].pue) for q, kw in kw_by_cooling.items()]
     )
-    colocation = it_kw * colocation_usd_per_kw_year(site)
     positions = load.compute_racks + fab.network_racks
     utilization = {
         "it_power": _share(it_kw, site.it_power_kw),
@@ -262,10 +274,9 @@ def _site_figures(
         it_power_kw=it_kw,
         facility_power_kw=facility_kw,
         capex_usd=site_capex,
-        opex_usd_per_year=opex_usd_per_year(scenario, energy, colocation, site_capex),
+        opex_usd_per_year=opex_usd_per_year(scenario, opex_figures.values(), site_capex),
         utilization=utilization,
-        energy_usd_per_year=energy,
-        colocation_usd_per_year=colocation,
+        opex_figures=opex_figures,
     )
 
 
@@ -276,17 +287,16 @@ def _price_sites(sites: dict[str, SiteFigures], bom: list[BomLine], scenario: Sc
         site_cents[line.site] += cents(line.extended_usd)
     for site_id, fig in list(sites.items()):
         site_capex = site_cents[site_id] / 100
-        opex = opex_usd_per_year(scenario, fig.energy_usd_per_year, fig.colocation_usd_per_year, site_capex)
+        opex = opex_usd_per_year(scenario, fig.opex_figures.values(), site_capex)
         sites[site_id] = replace(fig, capex_usd=site_capex, opex_usd_per_year=opex)
 
 
 def _totals(scenario: Scenario, sites: dict[str, SiteFigures], capex: float) -> Totals:
     """Totals of the installed base: sums over sites, opex per year, and held over the scenario's horizon
     (one period), TCO = horizon x (capex x CRF + opex) and the per-hour costs."""
-    energy = sum(s.energy_usd_per_year for s in sites.values())
-    colocation = sum(s.colocation_usd_per_year for s in sites.values())
+    by_figure = {name: sum(s.opex_figure(name) for s in sites.values()) for name in OPEX_FIGURES}
     maintenance = maintenance_usd_per_year(scenario, capex)
-    opex = energy + colocation + maintenance
+    opex = opex_usd_per_year(scenario, by_figure.values(), capex)
     years = scenario.horizon_years
     tco = window_tco_usd(scenario, [(years, capex, opex)])
     all_deps = [f for s in sites.values() for f in s.deployments]
@@ -304,12 +314,11 @@ def _totals(scenario: Scenario, sites: dict[str, SiteFigures], capex: float) -> 
         facility_power_kw=sum(s.facility_power_kw for s in sites.values()),
         capex_usd=capex,
         opex_usd_per_year=opex,
-        energy_usd_per_year=energy,
-        colocation_usd_per_year=colocation,
         maintenance_usd_per_year=maintenance,
         tco_usd=tco,
         usd_per_pflop_hour=usd_per_hour(tco, [(years, pflops)]),
         usd_per_chip_hour=usd_per_hour(tco, [(years, chips)]),
+        **stated_opex(by_figure),
         **_effective_totals(scenario, all_deps, tco),
     )
 

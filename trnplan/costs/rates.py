@@ -7,7 +7,7 @@ give its TCO: horizon x (capex x CRF + opex)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from trnplan.catalog import HOURS_PER_YEAR, Scenario, Site
@@ -55,9 +55,29 @@ def maintenance_usd_per_year(terms: MoneyTerms, capex_usd: float) -> float:
     return capex_usd * terms.maintenance_rate
 
 
-def opex_usd_per_year(terms: MoneyTerms, energy_usd: float, colocation_usd: float, capex_usd: float) -> float:
-    """Opex per year on an installed base: energy + colocation + maintenance."""
-    return energy_usd + colocation_usd + maintenance_usd_per_year(terms, capex_usd)
+OPEX_FIGURES: dict[str, bool] = {
+    "energy_usd_per_year": True,
+    "colocation_usd_per_year": True,
+}
+"""Every opex category besides maintenance, by the name of its USD per year in a plan's totals and site
+sections, in the order opex adds them; each with whether a plan states it at 0 (a category added later is
+left out at 0, so the plans of specs without it keep their bytes). Only this module computes them."""
+
+
+def opex_words() -> str:
+    """The opex categories besides maintenance, in words: "energy + colocation"."""
+    return " + ".join(name.removesuffix("_usd_per_year") for name in OPEX_FIGURES)
+
+
+def stated_opex(amounts: Mapping[str, float]) -> dict[str, float]:
+    """The opex categories a plan states of `amounts` (name -> USD per year): all but an optional one at 0."""
+    return {name: amount for name, amount in amounts.items() if amount or OPEX_FIGURES[name]}
+
+
+def opex_usd_per_year(terms: MoneyTerms, amounts: Iterable[float], capex_usd: float) -> float:
+    """Opex per year on an installed base: its opex categories' amounts (energy + colocation, in the order
+    of OPEX_FIGURES) + maintenance."""
+    return sum(amounts) + maintenance_usd_per_year(terms, capex_usd)
 
 
 def window_tco_usd(terms: MoneyTerms, periods: Iterable[tuple[float, float, float]]) -> float:
@@ -87,9 +107,27 @@ def colocation_usd_per_kw_year(site: Site) -> float:
     return site.colocation_usd_per_kw_month * 12
 
 
+def it_kw_opex_usd_per_kw_year(site: Site) -> dict[str, float]:
+    """The opex categories charged per IT kW-year whatever its cooling, by their OPEX_FIGURES name."""
+    return {"colocation_usd_per_year": colocation_usd_per_kw_year(site)}
+
+
 def opex_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
-    """Energy plus colocation per IT kW-year (maintenance is a share of capex, not per kW)."""
-    return energy_usd_per_kw_year(site, pue, scenario) + colocation_usd_per_kw_year(site)
+    """Every opex category per IT kW-year: energy + the categories charged per IT kW (colocation);
+    maintenance is a share of capex, not per kW."""
+    return energy_usd_per_kw_year(site, pue, scenario) + sum(it_kw_opex_usd_per_kw_year(site).values())
+
+
+def site_opex_usd_per_year(
+    site: Site, scenario: Scenario, kw_pue: Iterable[tuple[float, float]]
+) -> dict[str, float]:
+    """A site's opex categories per year, by OPEX_FIGURES name, from its IT kW and PUE by cooling: energy =
+    sum of kW x its energy per kW-year; each category charged per IT kW = IT kW x its rate."""
+    pairs = list(kw_pue)
+    energy = sum(kw * energy_usd_per_kw_year(site, pue, scenario) for kw, pue in pairs)
+    it_kw = sum(kw for kw, _ in pairs)
+    per_kw = it_kw_opex_usd_per_kw_year(site)
+    return {"energy_usd_per_year": energy, **{name: it_kw * rate for name, rate in per_kw.items()}}
 
 
 def perf_of(totals: Totals) -> float:

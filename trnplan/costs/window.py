@@ -9,8 +9,9 @@ are the fabric's growth; a one-off fit-out falls in the period its cooling first
 line's price is the growth of its installed line's price (each to the cent), so the schedule sums to the
 installed capex, site by site, exactly. With C_p the capex bought up to p (the installed capex), L_p and
 W_p a period's length and what is left of the window:
-  TCO = sum_p [ bought_p W_p (CRF + m) + L_p (energy_p + colocation_p) ]
-      = sum_p L_p [ C_p CRF + opex_p ],  opex_p = energy_p + colocation_p + m C_p   (`rates.window_tco_usd`).
+  TCO = sum_p [ bought_p W_p (CRF + m) + L_p (energy_p + colocation_p + ...) ]
+      = sum_p L_p [ C_p CRF + opex_p ],  opex_p = energy_p + colocation_p + ... + m C_p
+(`rates.window_tco_usd`; the opex categories are `rates.OPEX_FIGURES`).
 $/PFLOP-hour divides by PFLOP-hours over the window: sum_p L_p x installed PFLOPs_p x 8760.
 """
 
@@ -23,7 +24,13 @@ from trnplan.catalog.periods import Period, catalog_at, periods_of, scenario_at,
 from trnplan.costs.decisions import Decisions
 from trnplan.costs.evaluate import Evaluation, SiteFigures, evaluate
 from trnplan.costs.figures import BomLine, Totals
-from trnplan.costs.rates import maintenance_usd_per_year, opex_usd_per_year, usd_per_hour, window_tco_usd
+from trnplan.costs.rates import (
+    OPEX_FIGURES,
+    maintenance_usd_per_year,
+    opex_usd_per_year,
+    usd_per_hour,
+    window_tco_usd,
+)
 from trnplan.numbers import cents
 
 
@@ -123,12 +130,7 @@ def evaluate_decisions(catalog: Catalog, scenario_id: str, decisions: Decisions)
         bought_cents = sum(cents(line.extended_usd) for line in bought)
         installed_cents += bought_cents
         installed = installed_cents / 100
-        opex = opex_usd_per_year(
-            scenario,
-            ev.totals.figure("energy_usd_per_year"),
-            ev.totals.figure("colocation_usd_per_year"),
-            installed,
-        )
+        opex = opex_usd_per_year(scenario, (ev.totals.figure(name) for name in OPEX_FIGURES), installed)
         periods.append(PeriodFigures(period, view, at, ev, bought, bought_cents / 100, installed, opex))
         before = {(line.site, line.category, line.item, line.unit_usd): line for line in ev.bom}
     bom = [line for p in periods for line in p.bought]

@@ -13,6 +13,7 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
+from trnplan.costs.rates import OPEX_FIGURES
 from trnplan.diff.model import OPEX_CATEGORIES, CategoryDelta
 from trnplan.numbers import cents
 from trnplan.plan.model import Plan
@@ -49,42 +50,61 @@ def _split(total: int, weights: dict[str, int]) -> dict[str, int]:
     return floor
 
 
+def _opex_per_year_cents(plan: Plan) -> dict[str, int] | None:
+    """Each opex category the plan states, in cents per year (`OPEX_FIGURES`: an optional one the plan
+    leaves out is not among them); None when it lacks one every plan states."""
+    out = {}
+    for category, (name, always) in zip(OPEX_CATEGORIES, OPEX_FIGURES.items(), strict=True):
+        value = getattr(plan.totals, name)
+        if value is None:
+            if always:
+                return None
+            continue
+        out[category] = cents(value)
+    return out
+
+
 def tco_parts_cents(plan: Plan) -> dict[str, int] | None:
     """The plan's TCO in cents by category, summing exactly to cents(totals.tco_usd); None when the plan
     lacks the figures (totals.energy_usd_per_year, colocation_usd_per_year, a horizon).
 
-    TCO = capex-driven part + energy + colocation over the window; the capex-driven part is the remainder,
-    split over BOM categories in proportion to their weights (`_capex_weights`).
+    TCO = capex-driven part + the opex categories (energy + colocation) over the window; the capex-driven
+    part is the remainder, split over BOM categories in proportion to their weights (`_capex_weights`).
     """
     tco = cents(plan.totals.tco_usd)
     weights = _capex_weights(plan)
     if tco == 0 and not plan.bom:
-        return {c: 0 for c in OPEX_CATEGORIES}
-    energy, colocation = plan.totals.energy_usd_per_year, plan.totals.colocation_usd_per_year
+        return {c: 0 for c, always in zip(OPEX_CATEGORIES, OPEX_FIGURES.values(), strict=True) if always}
+    per_year = _opex_per_year_cents(plan)
     years = _horizon_years(plan)
-    if energy is None or colocation is None or years is None:
+    if per_year is None or years is None:
         return None
-    opex = _opex_cents(plan, years, cents(energy), cents(colocation))
-    capex_part = tco - opex["energy"] - opex["colocation"]
+    opex = _opex_cents(plan, years, per_year)
+    capex_part = tco - sum(opex.values())
     return {**_split(capex_part, weights), **opex}
 
 
-def _opex_cents(plan: Plan, years: float, energy: int, colocation: int) -> dict[str, int]:
-    """Energy and colocation over the window, in cents, from their cents per year in the plan's totals.
+def _opex_cents(plan: Plan, years: float, per_year: dict[str, int]) -> dict[str, int]:
+    """The opex categories over the window, in cents, from their cents per year in the plan's totals.
 
     Over one period: years x each. Over many (given the plan's economics): sum over periods of years x
-    (opex per year - maintenance on the installed capex), split between energy and colocation as the last
-    period's are (the plan states their split only for it).
+    (opex per year - maintenance on the installed capex), split between the categories as the last
+    period's are (the plan states their split only for it): each but the last rounded, the last the rest.
     """
     e = plan.economics
     if plan.periods is None or e is None:
-        return {"energy": round(years * energy), "colocation": round(years * colocation)}
+        return {c: round(years * v) for c, v in per_year.items()}
     total = round(sum(
         p.years * (cents(p.totals.opex_usd_per_year) - cents(p.totals.capex_usd) * e.maintenance_rate)
         for p in plan.periods
     ))
-    share = round(total * energy / (energy + colocation)) if energy + colocation else 0
-    return {"energy": share, "colocation": total - share}
+    whole = sum(per_year.values())
+    out: dict[str, int] = {}
+    for c, v in list(per_year.items())[:-1]:
+        out[c] = round(total * v / whole) if whole else 0
+    last = list(per_year)[-1]
+    out[last] = total - sum(out.values())
+    return out
 
 
 def _capex_weights(plan: Plan) -> dict[str, int]:
@@ -144,7 +164,8 @@ def attribution(base: Plan, head: Plan) -> list[CategoryDelta] | None:
         return None
     _steady(base, head, old, new)
     capex_cats = sorted((set(old) | set(new)) - set(OPEX_CATEGORIES))
+    opex_cats = [c for c in OPEX_CATEGORIES if c in old or c in new]
     return [
         CategoryDelta(c, old.get(c, 0) / 100, new.get(c, 0) / 100, (new.get(c, 0) - old.get(c, 0)) / 100)
-        for c in [*capex_cats, *OPEX_CATEGORIES]
+        for c in [*capex_cats, *opex_cats]
     ]

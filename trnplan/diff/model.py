@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trnplan.costs.rates import OPEX_FIGURES
+
 SUMMARY_METRICS: tuple[tuple[str, str, str], ...] = (
     ("tco_usd", "USD", "TCO"),
     ("capex_usd", "USD", "Capex"),
@@ -44,7 +46,8 @@ METRIC_ALIASES = {
 }
 CHOICE_FIELDS = ("form", "cooling", "scale_up_switch", "scale_out_switch")
 DEPLOYMENT_FIELDS = ("units", "racks", "chips", "it_power_kw", "capex_usd")
-OPEX_CATEGORIES = ("energy", "colocation")
+OPEX_CATEGORIES = tuple(name.removesuffix("_usd_per_year") for name in OPEX_FIGURES)
+"""The TCO attribution's opex categories (energy, colocation): the cost model's, by their short names."""
 
 _LABELS = {metric: label for metric, _, label in SUMMARY_METRICS + OPTIONAL_METRICS}
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from trnplan.catalog import Catalog, Scenario
 from trnplan.costs import (
+    OPEX_FIGURES,
     PeriodFigures,
     SiteFigures,
     WindowEvaluation,
     form_efficiency,
+    stated_opex,
     tco_per_capex_usd,
     window_crf,
 )
@@ -33,14 +35,7 @@ MAX_PLAN_USD = 1e13
 """Largest capex or TCO a plan may state. Money is kept to the cent in binary floating point, which is
 exact to about 9e13 USD; and a ten-trillion-dollar deployment is a unit slip, not a plan."""
 
-MONEY_TOTALS = (
-    "capex_usd",
-    "opex_usd_per_year",
-    "energy_usd_per_year",
-    "colocation_usd_per_year",
-    "maintenance_usd_per_year",
-    "tco_usd",
-)
+MONEY_TOTALS = ("capex_usd", "opex_usd_per_year", *OPEX_FIGURES, "maintenance_usd_per_year", "tco_usd")
 
 
 def economics(scenario: Scenario) -> Economics:
@@ -117,8 +112,7 @@ def site_section(s: SiteFigures, workload: bool) -> SiteSection:
         facility_power_kw=s.facility_power_kw,
         capex_usd=usd(s.capex_usd),
         opex_usd_per_year=usd(s.opex_usd_per_year),
-        energy_usd_per_year=usd(s.energy_usd_per_year),
-        colocation_usd_per_year=usd(s.colocation_usd_per_year),
+        **{name: usd(amount) for name, amount in stated_opex(s.opex_figures).items()},
         utilization=Utilization(**s.utilization),
     )
 
@@ -126,8 +120,9 @@ def site_section(s: SiteFigures, workload: bool) -> SiteSection:
 def plan_body(evaluation: WindowEvaluation) -> tuple[Totals, dict[str, SiteSection]]:
     """Totals (money to the cent) and per-site sections of a plan, from the cost model's evaluation."""
     check_money_range(evaluation)
-    totals = evaluation.totals.model_copy(
-        update={key: usd(getattr(evaluation.totals, key)) for key in MONEY_TOTALS}
+    stated = evaluation.totals
+    totals = stated.model_copy(
+        update={key: usd(getattr(stated, key)) for key in MONEY_TOTALS if getattr(stated, key) is not None}
     )
     workload = evaluation.totals.effective_fp8_pflops is not None
     sites = {site_id: site_section(s, workload) for site_id, s in evaluation.sites.items()}

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trnplan.costs import maintenance_usd_per_year, opex_usd_per_year
+from trnplan.costs import OPEX_FIGURES, maintenance_usd_per_year, opex_usd_per_year, opex_words
 from trnplan.errors import KeyPath
 from trnplan.numbers import PLAN_DIGITS, cents
 from trnplan.plan.counts import deployment_count_problems
@@ -124,7 +124,7 @@ def _site_self_problems(
     site_id: str, s: SiteSection, economics: Economics | None, bom_lines: int
 ) -> list[Mismatch]:
     """A site's racks, IT power and capex are those of its deployments and fabric; its facility power is at
-    least its IT power (PUE >= 1); its opex is energy + colocation + maintenance."""
+    least its IT power (PUE >= 1); its opex is its opex categories (energy + colocation) + maintenance."""
     at: KeyPath = ("sites", site_id)
     deps, fabric = s.deployments, s.scale_out
     rows = deployment_paths({site_id: s})
@@ -150,16 +150,16 @@ def _site_self_problems(
             )
         )
     if economics is not None:
-        opex = opex_usd_per_year(economics, s.energy_usd_per_year, s.colocation_usd_per_year, s.capex_usd)
+        amounts = (float(getattr(s, name) or 0.0) for name in OPEX_FIGURES)
+        opex = opex_usd_per_year(economics, amounts, s.capex_usd)
         problems += sum_mismatch(
             at + ("opex_usd_per_year",),
             s.opex_usd_per_year,
             opex,
-            "is not its energy + colocation + capex x the maintenance rate",
+            f"is not its {opex_words()} + capex x the maintenance rate",
             0.03,
             [
-                at + ("energy_usd_per_year",),
-                at + ("colocation_usd_per_year",),
+                *(at + (name,) for name in OPEX_FIGURES),
                 at + ("capex_usd",),
                 ("economics", "maintenance_rate"),
             ],
@@ -188,8 +188,7 @@ _SUMS: dict[str, tuple[str, float | None]] = {
     "facility_power_kw": ("sites'", 0.011),
     "domains": ("deployments'", 0),
     "network_racks": ("sites' scale-out", 0),
-    "energy_usd_per_year": ("sites'", None),
-    "colocation_usd_per_year": ("sites'", None),
+    **{name: ("sites'", None) for name in OPEX_FIGURES},
 }
 """Totals that are sums, of what, with what slack (None: a cent a site and one more, for money rounded
 site by site)."""
@@ -225,7 +224,7 @@ def _totals_sums(
 
 
 def _totals_money_problems(plan: Plan) -> list[Mismatch]:
-    """Maintenance is capex x the maintenance rate, and opex energy + colocation + maintenance."""
+    """Maintenance is capex x the maintenance rate, and opex its opex categories + maintenance."""
     t = plan.totals
     problems = []
     if plan.economics is not None and t.maintenance_usd_per_year is not None:
@@ -238,19 +237,16 @@ def _totals_money_problems(plan: Plan) -> list[Mismatch]:
             [("totals", "capex_usd"), ("economics", "maintenance_rate")],
             money=True,
         )
-    if None not in (t.energy_usd_per_year, t.colocation_usd_per_year, t.maintenance_usd_per_year):
-        opex = t.figure("energy_usd_per_year") + t.figure("colocation_usd_per_year")
-        opex += t.figure("maintenance_usd_per_year")
+    stated = [name for name, always in OPEX_FIGURES.items() if always] + ["maintenance_usd_per_year"]
+    if all(getattr(t, name) is not None for name in stated):
+        opex = sum(t.figure(name) for name in OPEX_FIGURES) + t.figure("maintenance_usd_per_year")
         problems += sum_mismatch(
             ("totals", "opex_usd_per_year"),
             t.opex_usd_per_year,
             opex,
-            "is not its energy + colocation + maintenance per year",
+            f"is not its {opex_words()} + maintenance per year",
             0.03,
-            [
-                ("totals", k)
-                for k in ("energy_usd_per_year", "colocation_usd_per_year", "maintenance_usd_per_year")
-            ],
+            [("totals", k) for k in (*OPEX_FIGURES, "maintenance_usd_per_year")],
             money=True,
         )
     return problems
@@ -345,8 +341,8 @@ def self_check(plan: Plan) -> list[Mismatch]:
     and opex are those of its deployments, fabric and money terms; the totals are the sums over sites and
     deployments; each deployment's racks and chips are whole multiples of its units and racks, by its
     form's numbers; a phased plan's periods grow, add up and are priced by its BOM lines; TCO = capex x
-    tco_per_capex_usd + horizon x (energy + colocation), or over a phased plan's periods; the per-hour
-    figures, the objective and the alternatives' deltas follow from the TCO and totals.
+    tco_per_capex_usd + horizon x its opex categories (energy + colocation), or over a phased plan's
+    periods; the per-hour figures, the objective and the alternatives' deltas follow from the TCO and totals.
 
     It makes a hand edit show (cut one figure and its sums no longer agree); a forgery consistent in every
     part is what `check_plan` against the specs (`trnplan optimize --check`) finds.

@@ -10,9 +10,11 @@ import math
 from trnplan.catalog import HOURS_PER_YEAR
 from trnplan.catalog.periods import month_index
 from trnplan.costs import (
+    OPEX_FIGURES,
     crf,
     objective_unit,
     objective_value,
+    opex_words,
     usd_per_hour,
     window_tco_usd,
 )
@@ -62,12 +64,13 @@ def _terms_problems(economics: Economics) -> list[Mismatch]:
 
 
 def _single_tco_problems(plan: Plan, economics: Economics) -> list[Mismatch]:
-    """One period of the horizon: TCO = capex x tco_per_capex_usd + horizon x (energy + colocation)."""
+    """One period of the horizon: TCO = capex x tco_per_capex_usd + horizon x its opex categories per year
+    (energy + colocation)."""
     t = plan.totals
-    if t.energy_usd_per_year is None or t.colocation_usd_per_year is None:
+    if any(getattr(t, name) is None for name, always in OPEX_FIGURES.items() if always):
         return []
-    expected = t.capex_usd * economics.tco_per_capex_usd + economics.horizon_years * (
-        t.energy_usd_per_year + t.colocation_usd_per_year
+    expected = t.capex_usd * economics.tco_per_capex_usd + economics.horizon_years * sum(
+        t.figure(name) for name in OPEX_FIGURES
     )
     if abs(t.tco_usd - expected) <= 1.0 + 1e-9 * abs(t.tco_usd):
         return []
@@ -75,14 +78,13 @@ def _single_tco_problems(plan: Plan, economics: Economics) -> list[Mismatch]:
         relation(
             ("totals", "tco_usd"),
             usd_text(t.tco_usd),
-            "is not capex_usd x tco_per_capex_usd + horizon_years x (energy + colocation per year)",
+            f"is not capex_usd x tco_per_capex_usd + horizon_years x ({opex_words()} per year)",
             usd_text(expected),
             [
                 ("totals", "capex_usd"),
                 ("economics", "tco_per_capex_usd"),
                 ("economics", "horizon_years"),
-                ("totals", "energy_usd_per_year"),
-                ("totals", "colocation_usd_per_year"),
+                *(("totals", name) for name in OPEX_FIGURES),
             ],
         )
     ]
