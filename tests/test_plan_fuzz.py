@@ -364,10 +364,15 @@ def _library_case(case: tuple[str, bytes]) -> None:
 (WORK / "plans").mkdir()
 
 
+SHARDS = 4
+"""The slow fuzzers run as shards of their cases, so that xdist's workers share them (each draws its own)."""
+
+
 @pytest.mark.slow
-@examples(2500)
-@given(mutated(SEEDS))
-def test_mutated_plans_in_process(case: tuple[str, bytes]) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+@examples(2500 // SHARDS)
+@given(case=mutated(SEEDS))
+def test_mutated_plans_in_process(shard: int, case: tuple[str, bytes]) -> None:
     _library_case(case)
 
 
@@ -407,9 +412,10 @@ def assert_clean(result, allowed: set[int], args: list[str]) -> None:
 
 
 @pytest.mark.slow
-@examples(300)
+@pytest.mark.parametrize("shard", range(SHARDS // 2))
+@examples(300 // (SHARDS // 2))
 @given(data=st.data())
-def test_mutated_plans_through_the_cli(tiny, data: st.DataObject) -> None:
+def test_mutated_plans_through_the_cli(tiny, shard: int, data: st.DataObject) -> None:
     """Each case runs four commands on the edited file: bom, diff either way, optimize --check."""
     specs, good, text = tiny
     _, raw = data.draw(mutated({"s.yaml": text}))
