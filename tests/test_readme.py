@@ -25,9 +25,6 @@ README = REPO / "README.md"
 FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 EXITS = re.compile(r"\s+#\s*exits?\s+(\d+)\s*$")
 
-pytestmark = pytest.mark.xdist_group("readme")
-"""The README's commands run in order in one scratch project (later ones read what earlier ones wrote):
-one xdist worker runs them all."""
 
 
 def blocks(*languages: str) -> list[str]:
@@ -75,7 +72,7 @@ def _env() -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # not module: an xdist worker may run other modules' tests in between
 def project(tmp_path_factory) -> Path:
     """A scratch project: the repo's specs/ and plans/, committed on branch main; scratch/ stands for /tmp."""
     root = tmp_path_factory.mktemp("readme")
@@ -102,14 +99,21 @@ def test_readme_has_commands() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command, expected", commands(), ids=[c for c, _ in commands()])
-def test_readme_command(project: Path, command: str, expected: int) -> None:
-    runnable = f"{shlex.quote(sys.executable)} -m trnplan {_local(command[len('trnplan '):], project)}"
-    proc = subprocess.run(["bash", "-c", runnable], cwd=project, capture_output=True,
-                          text=True, env=_env(), check=False)
-    detail = f"{command}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
-    assert proc.returncode == expected, detail
-    assert "Traceback" not in proc.stderr
+def test_readme_commands_in_order(project: Path) -> None:
+    """Every `trnplan ...` command of the README, in its order, in one scratch project (later commands read
+    what earlier ones wrote, so they run in one test, not spread over xdist's workers): each exits as the
+    README says, without a traceback."""
+    failures = []
+    for command, expected in commands():
+        runnable = f"{shlex.quote(sys.executable)} -m trnplan {_local(command[len('trnplan '):], project)}"
+        proc = subprocess.run(["bash", "-c", runnable], cwd=project, capture_output=True,
+                              text=True, env=_env(), check=False)
+        detail = f"{command}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
+        if proc.returncode != expected:
+            failures.append(f"exit {proc.returncode}, not {expected}: {detail}")
+        elif "Traceback" in proc.stderr:
+            failures.append(f"a traceback: {detail}")
+    assert not failures, "\n\n".join(failures)
 
 
 def test_the_readme_shows_an_output_to_check() -> None:
