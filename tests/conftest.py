@@ -47,7 +47,9 @@ ENV: dict[str, str | None] = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG"
 """The CLI's environment in-process: no colour, 120 columns, no debug tracebacks."""
 
 TERMINAL = pytest.mark.xdist_group("terminal")
-"""Tests that need a real terminal, signals or their own processes' timing: one worker, one at a time."""
+"""Tests that need a real terminal, signals or their own processes' timing: meant for one worker, one at a
+time (`--dist loadgroup`). pytest-xdist 3.8 does not apply groups under pytest 9.2 (it renames `item._nodeid`,
+which pytest 9.2 no longer reads), so today they share the workers; each starts its own processes."""
 
 
 def run(
