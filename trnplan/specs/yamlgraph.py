@@ -1,0 +1,227 @@
+"""The YAML node graph of one text, bounded: composed by libyaml where it can, by PyYAML's own parser where
+it must, with the same nodes, marks and refusals either way.
+
+PyYAML's pure-Python scanner and parser spend some 80% of a spec's or plan's reading time; libyaml (PyYAML's C
+binding, `yaml._yaml.CParser`) gives the same events five to ten times faster. The composer stays PyYAML's
+Python one in both cases, bounded in depth, node count and aliases (`_Bounded`), so what a hostile file
+meets is the same. libyaml is used only where its marks are PyYAML's (no line break but \n and \r\n, see
+`where`) and its events compose without a problem; a text it refuses, or any refusal on the way, is read
+again by the pure-Python parser, whose messages are the ones users see (tests/test_yamlsafe.py compares the
+two readings on the shipped specs, the plans and fuzzed texts).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from typing import Any
+
+import yaml
+from yaml.composer import Composer
+from yaml.nodes import MappingNode, Node, SequenceNode
+
+from trnplan.specs.yaml12 import Yaml12Loader
+
+
+def _libyaml_parser() -> Any:
+    """libyaml's parser, or None where PyYAML was built without libyaml."""
+    try:
+        from yaml._yaml import CParser
+    except ImportError:
+        return None
+    return CParser
+
+
+_CParser = _libyaml_parser()
+
+
+class Refused(Exception):
+    """A fatal problem found while composing or measuring the node graph."""
+
+    def __init__(self, line: int, col: int, message: str):
+        super().__init__(message)
+        self.line = line
+        self.col = col
+        self.message = message
+
+
+class _Bounded:
+    """A composer bounded in depth and node count (it recurses), that refuses aliases when `no_aliases`
+    says why; mixed into a SafeLoader that reads numbers as YAML 1.2 does (`specs.yaml12`)."""
+
+    peek_event: Any  # the parser's (PyYAML's or libyaml's), found after this class in the loader's MRO
+    check_event: Any
+
+    def bound(self, max_nodes: int, max_depth: int, no_aliases: str | None) -> None:
+        self._max_nodes = max_nodes
+        self._max_depth = max_depth
+        self._no_aliases = no_aliases
+        self._nodes = 0
+        self._depth = 0
+
+    def _next_mark(self) -> Any:
+        return self.peek_event().start_mark
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        self._depth += 1
+        self._nodes += 1
+        try:
+            if self._no_aliases and self.check_event(yaml.AliasEvent):
+                raise Refused(*where(self._next_mark()), self._no_aliases)
+            if self._depth > self._max_depth:
+                raise Refused(*where(self._next_mark()), f"nesting deeper than {self._max_depth} levels")
+            if self._nodes > self._max_nodes:
+                raise Refused(*where(self._next_mark()), f"more than {self._max_nodes} YAML nodes")
+            return super().compose_node(parent, index)  # type: ignore[misc, no-any-return]
+        finally:
+            self._depth -= 1
+
+
+def node_mark(node: Node) -> tuple[int, int]:
+    return where(node.start_mark)
+
+
+def where(mark: yaml.Mark) -> tuple[int, int]:
+    """1-based line and column of a PyYAML mark, counting only \\n as a line break.
+
+    PyYAML (YAML 1.1) also breaks lines at a lone \\r, NEL, LS and PS; editors, `grep -n` and `sed` do
+    not, so after one of those every line number would point one line too early.
+    """
+    starts = _line_starts(mark.buffer) if isinstance(mark.buffer, str) else None
+    if starts is None:
+        return mark.line + 1, mark.column + 1
+    line = bisect.bisect_right(starts, mark.index) - 1
+    return line + 1, mark.index - starts[line] + 1
+
+
+@functools.lru_cache(maxsize=1)  # the text being parsed (PyYAML's marks share its buffer)
+def _line_starts(buffer: str) -> list[int] | None:
+    """Where each \\n-delimited line starts, or None when PyYAML's own count is the same."""
+    if not any(ch in buffer for ch in "\x85\u2028\u2029") and buffer.count("\r") == buffer.count("\r\n"):
+        return None
+    return [0] + [m.end() for m in re.finditer("\n", buffer)]
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [child for pair in node.value for child in pair]
+    return []
+
+
+def measure(root: Node, max_nodes: int, max_depth: int) -> None:
+    """Refuse a graph whose expansion (aliases repeated at every use) is too big, too deep or cyclic.
+
+    Sizes and heights are memoised per node, so this costs one visit per distinct node however many
+    times aliases repeat it: a billion-laughs file is refused after a few hundred steps.
+    """
+    sizes: dict[int, int] = {}
+    heights: dict[int, int] = {}
+    active: set[int] = set()
+
+    def visit(node: Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            if depth + heights[key] - 1 > max_depth:
+                raise Refused(*node_mark(node), f"nesting deeper than {max_depth} levels (through aliases)")
+            return sizes[key]
+        if key in active:
+            raise Refused(*node_mark(node), "recursive alias: this collection contains itself")
+        if depth > max_depth:
+            raise Refused(*node_mark(node), f"nesting deeper than {max_depth} levels (through aliases)")
+        active.add(key)
+        total, height = 1, 1
+        for child in _children(node):
+            total += visit(child, depth + 1)
+            height = max(height, 1 + heights[id(child)])
+            if total > max_nodes:
+                raise Refused(
+                    *node_mark(node),
+                    f"this value expands to more than {max_nodes} YAML nodes through aliases "
+                    "(*name repeats &name); refusing it (an alias bomb?)",
+                )
+        active.discard(key)
+        sizes[key] = total
+        heights[key] = height
+        return total
+
+    visit(root, 1)
+
+
+class _PurePython(_Bounded, Yaml12Loader):
+    """PyYAML's own scanner and parser."""
+
+    def __init__(self, text: str, max_nodes: int, max_depth: int, no_aliases: str | None):
+        Yaml12Loader.__init__(self, text)
+        self.bound(max_nodes, max_depth, no_aliases)
+
+
+if _CParser is not None:
+
+    class _Libyaml(_Bounded, _CParser, Yaml12Loader):  # type: ignore[misc, valid-type]
+        """libyaml's scanner and parser (the events), PyYAML's Python composer and constructors."""
+
+        def __init__(self, text: str, max_nodes: int, max_depth: int, no_aliases: str | None):
+            _CParser.__init__(self, text)
+            Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self.bound(max_nodes, max_depth, no_aliases)
+
+        # CParser composes in C too; the Python composer is the one bounded
+        get_single_node = Composer.get_single_node
+        compose_document = Composer.compose_document
+
+        differs = False
+        """Something read so far that PyYAML may read otherwise: an explicit tag (the two end a tag at
+        different characters: `!!str,` in a flow collection; specs seldom have tags), or a plain scalar
+        with a `?` in a flow collection (YAML 1.2, libyaml, reads `{capex_u?d: 1}` as a key; PyYAML refuses
+        it). The text is then read again by PyYAML."""
+
+        def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+            event = self.peek_event()
+            if getattr(event, "tag", None) not in (None, "!"):
+                self.differs = True
+            elif isinstance(event, yaml.ScalarEvent) and not event.style and "?" in event.value:
+                self.differs = self.differs or bool(getattr(parent, "flow_style", False))
+            return super().compose_node(parent, index)
+
+
+_NOT_PLAIN = re.compile(
+    "[^\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+"""A character libyaml reads otherwise than PyYAML (a tab, a BOM inside the text, a line break other than
+\n or \r\n) or refuses with another message (a control character): a text with one is read by PyYAML."""
+
+
+def _plain(text: str) -> bool:
+    return _NOT_PLAIN.search(text) is None and text.count("\r") == text.count("\r\n")
+
+
+def compose(
+    text: str, max_nodes: int, max_depth: int, no_aliases: str | None = None
+) -> tuple[Any, Node | None]:
+    """The loader (for its constructors: the caller disposes of it) and the root node of `text`'s one
+    document. Refusals raise `Refused`; syntax errors PyYAML's own `MarkedYAMLError` or `ReaderError` (a
+    text libyaml cannot read is read again by PyYAML, for its message)."""
+    if _CParser is not None and _plain(text):
+        fast = _Libyaml(text, max_nodes, max_depth, no_aliases)
+        try:
+            root = fast.get_single_node()
+            if not fast.differs:
+                return fast, root
+        except Refused:
+            if not fast.differs:  # the same events so far, so the same refusal at the same place
+                fast.dispose()
+                raise
+        except Exception:  # noqa: BLE001, S110  # read again below: PyYAML's messages are the ones shown
+            pass
+        fast.dispose()
+    slow = _PurePython(text, max_nodes, max_depth, no_aliases)
+    try:
+        return slow, slow.get_single_node()
+    except BaseException:
+        slow.dispose()
+        raise
