@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from test_optimize_fixtures import assert_usd, choices, solve
 
 from trnplan.testkit.builders import base_specs, catalog_from_dict
-from trnplan.testkit.oracle import best_plan
+from trnplan.testkit.oracle import TooBig, best_plan
 
 
 def owned(build_usd_per_mw: float, plant: dict[str, float]) -> dict[str, Any]:
@@ -179,3 +180,16 @@ def test_a_fabric_on_copper_alone_draws_nothing_and_pays_no_cooling_fit_out() ->
     truth = best_plan(catalog_from_dict(data), "s")
     assert truth is not None
     assert_usd(plan.objective.value if plan.objective else 0, truth[0])
+
+
+def test_the_oracle_stops_before_pricing_a_world_past_its_caps() -> None:
+    """`best_plan`'s caps (what the property tests allow a drawn world): past one, `TooBig` is raised before
+    the work; within them, the same optimum as without."""
+    catalog = catalog_from_dict(owned(1_000_000, {"liquid": 300, "air": 200}))
+    value, _ = best_plan(catalog, "s") or (None, None)
+    assert value is not None
+    assert (best_plan(catalog, "s", max_priced=10_000, max_combined=10_000) or (None,))[0] == value
+    with pytest.raises(TooBig, match="unit vectors"):
+        best_plan(catalog, "s", max_priced=1)
+    with pytest.raises(TooBig, match="combinations of the sites' plans"):
+        best_plan(catalog, "s", max_combined=1)

@@ -20,10 +20,16 @@ from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from test_property_enumeration import agree, assert_explained_infeasible, machinery_on, world_catalog, worlds
+from test_property_enumeration import (
+    agree,
+    assert_explained_infeasible,
+    machinery_on,
+    truth_of,
+    world_catalog,
+    worlds,
+)
 
 from trnplan.plan import plan_scenario
-from trnplan.testkit.oracle import best_plan
 
 EXAMPLES = int(os.environ.get("TRNPLAN_PHASED_EXAMPLES", "300"))
 PERIODS = [
@@ -109,7 +115,7 @@ def phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
     if catalog is None:
         return
     scenario = catalog.scenarios["p"]
-    truth = best_plan(catalog, "p")
+    truth = truth_of(catalog)
     if truth is None:
         assert_explained_infeasible(catalog)
         return
@@ -127,7 +133,7 @@ def phased_machinery_matches_enumeration(world: dict[str, Any]) -> None:
     catalog = world_catalog(world)
     if catalog is None:
         return
-    truth = best_plan(catalog, "p")
+    truth = truth_of(catalog)
     with machinery_on():
         if truth is None:
             assert_explained_infeasible(catalog)

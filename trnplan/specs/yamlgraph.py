@@ -1,13 +1,14 @@
-"""The YAML node graph of one text, bounded: composed by libyaml where it can, by PyYAML's own parser where
-it must, with the same nodes, marks and refusals either way.
+"""The YAML node graph of one text, bounded: composed from libyaml's events where the two parsers read alike,
+from PyYAML's own parser where they may not, with the same nodes, marks and refusals either way.
 
 PyYAML's pure-Python scanner and parser spend some 80% of a spec's or plan's reading time; libyaml (PyYAML's C
-binding, `yaml._yaml.CParser`) gives the same events five to ten times faster. The composer stays PyYAML's
+binding, `yaml._yaml.CParser`) gives the same events about five times faster. The composer stays PyYAML's
 Python one in both cases, bounded in depth, node count and aliases (`_Bounded`), so what a hostile file
-meets is the same. libyaml is used only where its marks are PyYAML's (no line break but \n and \r\n, see
-`where`) and its events compose without a problem; a text it refuses, or any refusal on the way, is read
-again by the pure-Python parser, whose messages are the ones users see (tests/test_yamlsafe.py compares the
-two readings on the shipped specs, the plans and fuzzed texts).
+meets is the same. libyaml is used only for a text with none of the characters it reads otherwise
+(`_NOT_PLAIN`: its marks are then PyYAML's) and while nothing read differs (`_Libyaml.differs`); a refusal of
+the bounds is raised as found, and a text libyaml cannot read is read again by the pure-Python parser, whose
+messages are the ones users see. tests/test_yamlgraph.py compares the two readings on the shipped specs and
+plans, on texts where the parsers differ and on fuzzed texts; bench/yaml_read.py measures them.
 """
 
 from __future__ import annotations

@@ -13,14 +13,18 @@ are combined, and the winner is evaluated again as a whole with `evaluate_decisi
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from trnplan.catalog import Catalog, Scenario
 from trnplan.catalog.periods import catalog_at, periods_of, scenario_at, single_view
 from trnplan.costs import Deployment, evaluate, evaluate_decisions, perf_of, scale_out_switches, site_options
 from trnplan.costs.decisions import Decisions
 from trnplan.plan.rows import constraint_rows
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,18 @@ class Candidate:
     tco_usd: float
     supply: tuple[tuple[str, int], ...]
     effective_fp8_pflops: float = 0.0  # the cost model's: peak x the workload's efficiency (peak without one)
+
+
+class TooBig(Exception):
+    """The instance has more plans to price than the caller's `limit` (a site's unit vectors in a period,
+    its sequences over the window, or the combinations over sites): raised before they are priced."""
+
+
+def _capped(items: Iterator[T], limit: int | None, what: str) -> list[T]:
+    out = list(itertools.islice(items, None if limit is None else limit + 1))
+    if limit is not None and len(out) > limit:
+        raise TooBig(f"more than {limit} {what}")
+    return out
 
 
 EMPTY = Candidate((), (), 0, 0, 0, 0, 0, ())
@@ -55,16 +71,20 @@ def _vectors(bounds: list[int], racks: list[int], max_racks: int) -> Iterator[tu
     yield from rec(0, max_racks)
 
 
-def site_candidates(catalog: Catalog, scenario_id: str, site_id: str) -> list[Candidate]:
-    """Every plan of one site that keeps within the site's own limits, the empty one first."""
+def site_candidates(
+    catalog: Catalog, scenario_id: str, site_id: str, limit: int | None = None
+) -> list[Candidate]:
+    """Every plan of one site that keeps within the site's own limits, the empty one first; `TooBig` when
+    there are more than `limit` unit vectors to price."""
     scenario = catalog.scenarios[scenario_id]
     site = catalog.sites[site_id]
     options = site_options(catalog, scenario, site_id)
     racks = [o.racks for o in options]
     bounds = [site.rack_positions // r for r in racks]  # positions alone; every other limit is checked below
     switches = scale_out_switches(catalog, scenario)
+    vectors = _capped(_vectors(bounds, racks, site.rack_positions), limit, f"{site_id}'s unit vectors")
     out = [EMPTY]
-    for vector in _vectors(bounds, racks, site.rack_positions):
+    for vector in vectors:
         if not any(vector):
             continue
         deployments = tuple(
@@ -188,12 +208,15 @@ def _decisions(scenario: Scenario, per_period: list[tuple[Candidate, ...]]) -> D
     return Decisions(last.deployments, last.scale_out, tuple(periods) if scenario.periods is not None else ())
 
 
-def _site_plans(catalog: Catalog, scenario_id: str, views: list[Catalog], site_id: str) -> list[SitePlan]:
+def _site_plans(
+    catalog: Catalog, scenario_id: str, views: list[Catalog], site_id: str, limit: int | None
+) -> list[SitePlan]:
     """Every plan of one site over the window, priced: over one period its candidate's figures, over many
     the cost model's for the sequence."""
     scenario = catalog.scenarios[scenario_id]
+    per_period = [site_candidates(view, scenario_id, site_id, limit) for view in views]
     out = []
-    for seq in _sequences([site_candidates(view, scenario_id, site_id) for view in views]):
+    for seq in _capped(_sequences(per_period), limit, f"plans of {site_id} over the window"):
         last = seq[-1]
         if not last.deployments:
             out.append(SitePlan(seq, 0.0, 0.0, 0.0))
@@ -238,12 +261,19 @@ def _value(
     return perf if scenario.objective == "max_perf" else perf / tco
 
 
-def best_plan(catalog: Catalog, scenario_id: str) -> tuple[float, Decisions] | None:
+def best_plan(
+    catalog: Catalog, scenario_id: str, *, max_priced: int | None = None, max_combined: int | None = None
+) -> tuple[float, Decisions] | None:
     """The optimal objective value of a scenario, of one period or many, and a plan achieving it; None when
-    no plan is feasible."""
+    no plan is feasible. `TooBig`, before the work, when a site has more than `max_priced` unit vectors in
+    a period or plans over the window to price (a cost-model evaluation each), or the sites' plans more
+    than `max_combined` combinations (a property test's draw can make a world too big to enumerate)."""
     scenario = catalog.scenarios[scenario_id]
     views = _views(catalog, scenario_id)
-    per_site = [_site_plans(catalog, scenario_id, views, s) for s in sorted(scenario.sites)]
+    per_site = [_site_plans(catalog, scenario_id, views, s, max_priced) for s in sorted(scenario.sites)]
+    combined = math.prod(len(plans) for plans in per_site)
+    if max_combined is not None and combined > max_combined:
+        raise TooBig(f"{combined} combinations of the sites' plans, more than {max_combined}")
     best: tuple[float, tuple[SitePlan, ...]] | None = None
     for combo in itertools.product(*per_site):
         value = _value(scenario_id, scenario, views, combo)
