@@ -197,8 +197,18 @@ _NOT_PLAIN = re.compile(
 \n or \r\n) or refuses with another message (a control character): a text with one is read by PyYAML."""
 
 
+_HEADER_THEN_COMMENT = re.compile(r"[|>][-+0-9]*#")
+"""A block scalar's header with a `#` right after it (`|#`, `>-#`): libyaml takes the `#` for a comment,
+PyYAML refuses it (a comment needs a space before it). Matched anywhere, so a few other texts go to PyYAML
+too."""
+
+
 def _plain(text: str) -> bool:
-    return _NOT_PLAIN.search(text) is None and text.count("\r") == text.count("\r\n")
+    return (
+        _NOT_PLAIN.search(text) is None
+        and text.count("\r") == text.count("\r\n")
+        and _HEADER_THEN_COMMENT.search(text) is None
+    )
 
 
 def compose(
