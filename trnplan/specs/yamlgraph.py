@@ -5,10 +5,11 @@ PyYAML's pure-Python scanner and parser spend some 80% of a spec's or plan's rea
 binding, `yaml._yaml.CParser`) gives the same events about five times faster. The composer stays PyYAML's
 Python one in both cases, bounded in depth, node count and aliases (`_Bounded`), so what a hostile file
 meets is the same. libyaml is used only for a text with none of the characters it reads otherwise
-(`_NOT_PLAIN`: its marks are then PyYAML's) and while nothing read differs (`_Libyaml.differs`); a refusal of
-the bounds is raised as found, and a text libyaml cannot read is read again by the pure-Python parser, whose
-messages are the ones users see. tests/test_yamlgraph.py compares the two readings on the shipped specs and
-plans, on texts where the parsers differ and on fuzzed texts; bench/yaml_read.py measures them.
+(`_NOT_PLAIN`: its marks are then PyYAML's), and only up to an event it may read otherwise (`_Differs`); a
+refusal of the bounds is raised as found, and a text libyaml cannot read is read again by the pure-Python
+parser, whose messages are the ones users see. tests/test_yamlgraph.py compares the two readings on the
+shipped specs and plans, on texts where the parsers differ and on fuzzed texts; bench/yaml_read.py measures
+them.
 """
 
 from __future__ import annotations
@@ -175,19 +176,20 @@ if _CParser is not None:
         get_single_node = Composer.get_single_node
         compose_document = Composer.compose_document
 
-        differs = False
-        """Something read so far that PyYAML may read otherwise: an explicit tag (the two end a tag at
-        different characters: `!!str,` in a flow collection; specs seldom have tags), or a plain scalar
-        with a `?` in a flow collection (YAML 1.2, libyaml, reads `{capex_u?d: 1}` as a key; PyYAML refuses
-        it). The text is then read again by PyYAML."""
-
         def compose_node(self, parent: Node | None, index: Any) -> Node | None:
             event = self.peek_event()
             if getattr(event, "tag", None) not in (None, "!"):
-                self.differs = True
-            elif isinstance(event, yaml.ScalarEvent) and not event.style and "?" in event.value:
-                self.differs = self.differs or bool(getattr(parent, "flow_style", False))
+                raise _Differs  # the two end a tag at different characters: `!!str,` in a flow collection
+            if isinstance(event, yaml.ScalarEvent) and not event.style and "?" in event.value:
+                if getattr(parent, "flow_style", False):  # libyaml (YAML 1.2) reads `{capex_u?d: 1}`
+                    raise _Differs
             return super().compose_node(parent, index)
+
+
+class _Differs(Exception):
+    """An event PyYAML may read otherwise than libyaml (an explicit tag; specs seldom have one, or a plain
+    scalar with a `?` in a flow collection, which PyYAML refuses): the text is read again by PyYAML, from
+    the start, and libyaml's reading stops here."""
 
 
 _NOT_PLAIN = re.compile(
@@ -220,14 +222,11 @@ def compose(
     if _CParser is not None and _plain(text):
         fast = _Libyaml(text, max_nodes, max_depth, no_aliases)
         try:
-            root = fast.get_single_node()
-            if not fast.differs:
-                return fast, root
-        except Refused:
-            if not fast.differs:  # the same events so far, so the same refusal at the same place
-                fast.dispose()
-                raise
-        except Exception:  # noqa: BLE001, S110  # read again below: PyYAML's messages are the ones shown
+            return fast, fast.get_single_node()
+        except Refused:  # the same events so far, so the same refusal at the same place
+            fast.dispose()
+            raise
+        except Exception:  # noqa: BLE001, S110  # _Differs, or libyaml cannot read it: PyYAML's reading
             pass
         fast.dispose()
     slow = _PurePython(text, max_nodes, max_depth, no_aliases)

@@ -118,33 +118,40 @@ def _quiet_shutdown() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-class _HeartbeatNoise(logging.Filter):
-    """Drops a local worker's "Failed to communicate with scheduler during heartbeat." (logged with a
-    traceback): the local cluster's scheduler runs in the sweep's own process, so it is gone only when the
-    sweep stops (Ctrl-C on a loaded machine: the scheduler closes while a heartbeat is on its way; seen in
-    CI). A task's own failure still reaches the sweep through its future; every other record passes."""
+class _Noise(logging.Filter):
+    """Drops the records whose message holds `text`; every other record passes."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return "communicate with scheduler during heartbeat" not in record.getMessage()
+        return self.text not in record.getMessage()
+
+
+HEARTBEAT_NOISE = "communicate with scheduler during heartbeat"
+"""A local worker's "Failed to communicate with scheduler during heartbeat." (logged with a traceback): the
+local cluster's scheduler runs in the sweep's own process, so it is gone only when the sweep stops (Ctrl-C
+on a loaded machine: the scheduler closes while a heartbeat is on its way; seen in CI). A task's own
+failure still reaches the sweep through its future."""
+
+CANCEL_NOISE = "sync.<locals>.cancel"
+"""Tornado's "Exception in callback ... sync.<locals>.cancel": Ctrl-C while the sweep waits on Dask makes
+distributed cancel that wait on its event loop, and on a loaded machine the cancel can fail there and be
+logged with a traceback at once, in the loop's thread, before any shutdown code runs. The Ctrl-C goes on as
+usual."""
 
 
 def quiet_worker_heartbeat() -> None:
-    """Run on each local worker (`Client.run`): its heartbeat failing at shutdown logs nothing."""
-    logging.getLogger("distributed.worker").addFilter(_HeartbeatNoise())
-
-
-class _CancelNoise(logging.Filter):
-    """Drops tornado's "Exception in callback ... sync.<locals>.cancel" record: Ctrl-C while the sweep
-    waits on Dask makes distributed cancel that wait on its event loop, and on a loaded machine the cancel
-    can fail there and be logged with a traceback at once, in the loop's thread, before any shutdown code
-    runs. The Ctrl-C itself goes on as usual; every other record passes."""
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "sync.<locals>.cancel" not in record.getMessage()
+    """Run on each local worker (`Client.run`): its heartbeat failing at shutdown logs nothing
+    (`HEARTBEAT_NOISE`)."""
+    logging.getLogger("distributed.worker").addFilter(_Noise(HEARTBEAT_NOISE))
 
 
 @contextmanager
 def quiet_cancel() -> Iterator[None]:
-    """While a sweep talks to Dask: no traceback for the cancelled wait of a Ctrl-C (`_CancelNoise`)."""
-    logger, noise = logging.getLogger("tornado.application"), _CancelNoise()
+    """While a sweep talks to Dask: no traceback for the cancelled wait of a Ctrl-C (`CANCEL_NOISE`)."""
+    logger, noise = logging.getLogger("tornado.application"), _Noise(CANCEL_NOISE)
     logger.addFilter(noise)
     try:
         yield

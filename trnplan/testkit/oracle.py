@@ -43,8 +43,8 @@ class Candidate:
 
 
 class TooBig(Exception):
-    """The instance has more plans to price than the caller's `limit` (a site's unit vectors in a period,
-    its sequences over the window, or the combinations over sites): raised before they are priced."""
+    """The instance has more to enumerate than `best_plan`'s caps allow (a site's unit vectors in a period or
+    plans over the window, or the combinations over sites): raised before they are priced."""
 
 
 def _capped(items: Iterator[T], limit: int | None, what: str) -> list[T]:
