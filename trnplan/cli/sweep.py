@@ -49,6 +49,12 @@ def sweep(
     seed: Annotated[
         int, number_option("--seed", whole=True, metavar="S", help="Seed of --sample's draws.")
     ] = 0,
+    tornado: Annotated[
+        bool,
+        typer.Option("--tornado", show_default=False,
+                     help="Exact tornado: re-solve at each ranged input's low and high end, the others at "
+                     "base; inputs the scenario cannot use are listed, not solved."),
+    ] = False,
     out: Annotated[
         Path | None,
         typer.Option("--out", metavar="FILE.jsonl", show_default=False,
@@ -91,6 +97,8 @@ def sweep(
         trnplan sweep trn3-100k --vary 'sites.*.electricity_usd_per_kwh=0.05,0.1'
 
         trnplan sweep trn3-100k --sample 200 --seed 1 --out runs.jsonl
+
+        trnplan sweep trn3-100k --tornado
     """
     from trnplan.sweep.runner import INSTALL_HINT, Task, dask_available
 
@@ -102,14 +110,51 @@ def sweep(
         raise UsageError(f"unknown scenario '{scenario}'" + did_you_mean(scenario, catalog.scenarios))
     from trnplan.catalog.digest import inputs_digest
 
-    runs, paths = _runs(catalog, scenario, dirs, base, vary or [], sample, seed)
+    unused: list[str] | None = None
+    if tornado:
+        runs, paths, unused = _tornado_runs(catalog, scenario, vary or [], sample)
+    else:
+        runs, paths = _runs(catalog, scenario, dirs, base, vary or [], sample, seed)
     digest = inputs_digest(catalog, scenario)
     rows, todo = _resume(out, runs, scenario, digest)
     if todo:
         tasks = [Task(scenario, tuple(dirs), tuple(base), run, time_limit=time_limit, base_digest=digest)
                  for run in todo]
         rows.extend(_solve(scenario, tasks, out, workers, scheduler, connect_timeout, total=len(runs)))
+    if unused is not None:
+        _print_tornado(scenario, rows, unused, fmt)
+        return
     _print_summary(catalog, scenario, rows, paths, sampled=sample is not None, total=len(runs), fmt=fmt)
+
+
+def _tornado_runs(
+    catalog: Catalog, scenario: str, vary: list[str], sample: int | None
+) -> tuple[list[Run], list[str], list[str]]:
+    """The base run and each usable ranged input's two ends; the inputs varied and those left unused."""
+    from trnplan.sweep.tornado import tornado_inputs, tornado_runs
+
+    if vary or sample is not None:
+        raise UsageError("give --tornado alone: it re-solves each ranged input's ends "
+                         "(no --vary or --sample)")
+    fields, unused = tornado_inputs(catalog, scenario)
+    return tornado_runs(fields), [f.path for f in fields], unused
+
+
+def _print_tornado(scenario: str, rows: list[Row], unused: list[str], fmt: SweepFormat) -> None:
+    from trnplan.sweep.report import tornado_to_csv, tornado_to_markdown
+    from trnplan.sweep.tornado import tornado_summary
+
+    summary = {"scenario": scenario, **tornado_summary(rows, unused)}
+    if fmt == "json":
+        emit(to_json(summary))
+    elif fmt == "csv":
+        emit(tornado_to_csv(summary))
+    elif fmt == "markdown":
+        emit(tornado_to_markdown(summary))
+    else:
+        from trnplan.render.sweep import render_tornado
+
+        emit(render_tornado(summary))
 
 
 def _worker_dirs(specs: list[Path] | None) -> list[str]:

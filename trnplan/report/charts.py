@@ -142,8 +142,9 @@ def choices_chart(choices: dict[str, list[dict[str, Any]]]) -> str:
         return _svg(fig, "sweep-choices")
 
 
-def tornado_chart(inputs: list[dict[str, Any]], middle: float | None) -> str:
-    """The tornado: per input, mean TCO at its low end and at its high end, the widest swing on top."""
+def tornado_chart(inputs: list[dict[str, Any]], middle: float | None, exact: bool = False) -> str:
+    """The tornado: per input, TCO at its low end and at its high end (`exact`: the re-solves there; else
+    the mean of the runs there), the widest swing on top."""
     from trnplan.numbers import trimmed
 
     with _figure(0.8 + 0.36 * max(len(inputs), 1)) as (fig, (ax,)):
@@ -159,11 +160,26 @@ def tornado_chart(inputs: list[dict[str, Any]], middle: float | None) -> str:
         ax.set_yticks(range(len(names)), names)
         if middle is not None:
             ax.axvline(middle, color="#333", linewidth=1)
-        ax.set_title("Tornado: mean TCO with each input at its low and high end", loc="left")
+        what = "TCO re-solved" if exact else "mean TCO"
+        ax.set_title(f"Tornado: {what} with each input at its low and high end", loc="left")
         ax.margins(x=0.15)
         ax.grid(axis="y", visible=False)
         _money_axis(ax)
         return _svg(fig, "sweep-tornado")
+
+
+def sensitivity_chart(inputs: list[dict[str, Any]]) -> str:
+    """A sample's inputs ranked: S1 per input with its confidence interval, the largest on top."""
+    with _figure(0.8 + 0.36 * max(len(inputs), 1)) as (fig, (ax,)):
+        names = [i["path"] for i in inputs][::-1]
+        for y, item in enumerate(inputs[::-1]):
+            ax.barh(y, item["s1"], xerr=item["s1_conf"], height=0.6, capsize=3,
+                    color="#1f77b4" if item["told_apart"] else "#aaaaaa")
+        ax.set_yticks(range(len(names)), names)
+        ax.set_xlabel("S1: share of TCO's variance the input explains (grey: not told apart from the next)")
+        ax.set_title("Which input matters: first-order Sobol index per input", loc="left")
+        ax.grid(axis="y", visible=False)
+        return _svg(fig, "sweep-sensitivity")
 
 
 def timeline_chart(rows: Sequence[TimelineRow]) -> str:

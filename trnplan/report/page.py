@@ -217,11 +217,18 @@ def _sweep(plan: Plan, rows: list[Row], name: str) -> str:
         out.append(f"<figure>{chart}</figure>")
     if summary["choices"]:
         out.append(f"<figure>{charts.choices_chart(summary['choices'])}</figure>")
-    inputs = summary["tornado"]["inputs"]
-    if inputs:
-        middle = summary["tco_usd"]["median"] if summary["tco_usd"] else None
-        out.append(f"<figure>{charts.tornado_chart(inputs, middle)}"
-                   f'<p class="note">{escape(summary["tornado"]["method"])}; the line is the median TCO.</p>'
+    if "sensitivity" in summary:
+        found = summary["sensitivity"]
+        note = found["method"] + (f". {found['warning']}" if found.get("warning") else "")
+        chart = charts.sensitivity_chart(found["inputs"]) if found["inputs"] else ""
+        out.append(f'<figure>{chart}<p class="note">{escape(note)}.</p></figure>')
+    elif summary["tornado"]["inputs"]:
+        exact = "base_tco_usd" in summary
+        middle = summary["base_tco_usd"] if exact else (summary["tco_usd"]["median"] if summary["tco_usd"]
+                                                        else None)
+        line = "the TCO of the base plan" if exact else "the median TCO"
+        out.append(f"<figure>{charts.tornado_chart(summary['tornado']['inputs'], middle, exact)}"
+                   f'<p class="note">{escape(summary["tornado"]["method"])}; the line is {line}.</p>'
                    "</figure>")
     return "".join(out)
 

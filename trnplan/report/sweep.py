@@ -1,9 +1,10 @@
 """A sweep's rows (`trnplan sweep --out RESULTS.jsonl`) read for a report, and summed up the way `trnplan
 sweep` sums them (`trnplan.sweep.summary.summarize`).
 
-The rows do not say whether they came from a grid or from Monte Carlo draws, nor how many runs the sweep
-had: the rows are a grid when every varied input takes few values and the runs cover their product
-exactly; anything else is read as draws. The sweep's size is its highest run number plus one.
+The rows do not say whether they came from a grid, an exact tornado or Monte Carlo draws, nor how many
+runs the sweep had: the rows are a tornado when they have its shape (`trnplan.sweep.tornado.is_tornado`),
+a grid when the runs cover the product of the varied inputs' values exactly; anything else is read as
+draws. The sweep's size is its highest run number plus one.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 from trnplan.errors import InputError, visible
 from trnplan.sweep.rows import Row, read_rows_and_torn_line
 from trnplan.sweep.summary import summarize
+from trnplan.sweep.tornado import METHOD as TORNADO_METHOD
+from trnplan.sweep.tornado import is_tornado, tornado_summary
 
 MAX_SWEEP_BYTES = 256 * 1024 * 1024
 """Largest sweep file read: a row takes some 400 bytes, so this is over half a million runs."""
@@ -104,8 +107,19 @@ def is_grid(rows: list[Row], paths: list[str]) -> bool:
 
 
 def sweep_summary(rows: list[Row], objective_kind: str | None) -> dict[str, Any]:
-    """The summary `trnplan sweep --format json` prints, from the rows alone."""
+    """The summary `trnplan sweep --format json` prints, from the rows alone; a tornado's rows (`sweep
+    --tornado`) give its exact bars as the summary's tornado."""
     paths = varied(rows)
-    summary = summarize(rows, paths, sampled=not is_grid(rows, paths), total=max(r["run"] for r in rows) + 1)
+    total = max(r["run"] for r in rows) + 1
+    if is_tornado(rows):
+        exact = tornado_summary(rows)
+        summary = summarize(rows, [], sampled=False, total=total)
+        summary["base_tco_usd"] = exact["base_tco_usd"]
+        summary["tornado"] = {"method": TORNADO_METHOD, "inputs": [
+            {"path": b["input"], **{k: b[k] for k in ("low", "high", "tco_low_usd", "tco_high_usd",
+                                                       "swing_usd", "choices_changed")}}
+            for b in exact["tornado"]]}
+    else:
+        summary = summarize(rows, paths, sampled=not is_grid(rows, paths), total=total)
     summary["objective_kind"] = objective_kind or ""
     return summary

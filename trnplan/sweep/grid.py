@@ -14,6 +14,7 @@ import yaml
 from trnplan.catalog import KINDS, MODELS, Catalog
 from trnplan.catalog.ranges import number_field
 from trnplan.errors import UsageError
+from trnplan.sweep.usable import usable_ids
 
 MAX_RUNS = 1_000_000
 WILDCARD = "*"
@@ -129,9 +130,8 @@ class Ranged:
 
 def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Ranged]:
     """Every `ranges` entry as `KIND.ID.FIELD` (sorted); with a scenario, only those of entities it can use
-    (itself, its sites and workload, its chips and their forms, the switches those forms or any fabric can
-    take, every cooling type), so that no draw of an unused chip's price shows up in the tornado."""
-    usable = None if scenario_id is None else _usable(catalog, scenario_id)
+    (`trnplan.sweep.usable.usable_ids`), so that no draw of an input the plan cannot read is ranked."""
+    usable = None if scenario_id is None else usable_ids(catalog, scenario_id)
     found = []
     for kind in KINDS:
         for entity_id, entity in sorted(catalog.of(kind).items()):
@@ -142,28 +142,6 @@ def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Rang
                 integer = bool(number and number.integer)
                 found.append(Ranged(f"{kind}.{entity_id}.{field}", low, high, integer))
     return found
-
-
-def _usable(catalog: Catalog, scenario_id: str) -> dict[str, set[str]]:
-    """Ids per kind a scenario's plan can depend on (kinds not listed: all of them)."""
-    scenario = catalog.scenarios[scenario_id]
-    chips = set(scenario.chips) if scenario.chips is not None else set(catalog.chips)
-    forms = {
-        f
-        for f, form in catalog.forms.items()
-        if form.chip in chips and (scenario.forms is None or f in scenario.forms)
-    }
-    switches = {o.switch for f in forms for o in catalog.forms[f].scale_up}
-    switches |= {s for s, sw in catalog.switches.items() if sw.role == "scale_out"}
-    workload = getattr(scenario, "workload", None)
-    return {
-        "scenarios": {scenario_id},
-        "sites": set(scenario.sites),
-        "chips": chips,
-        "forms": forms,
-        "switches": switches,
-        "workloads": {workload} if workload else set(),
-    }
 
 
 def sample_runs(fields: list[Ranged], n: int, seed: int) -> list[Run]:

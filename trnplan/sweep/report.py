@@ -26,9 +26,13 @@ def _figures(summary: dict[str, Any]) -> Iterator[tuple[str, str, str, float | N
     for site, made in summary["choices"].items():
         for c in made:
             yield "choices", f"{site} {c['choice']}", "runs", c["runs"]
-    for bar in summary["tornado"]["inputs"]:
+    for bar in summary["tornado"]["inputs"] if "tornado" in summary else []:
         for field in ("low", "high", "tco_low_usd", "tco_high_usd", "swing_usd"):
             yield "tornado", bar["path"], field, bar[field]
+    for item in summary["sensitivity"]["inputs"] if "sensitivity" in summary else []:
+        for field in ("s1", "s1_conf"):
+            yield "sensitivity", item["path"], field, item[field]
+        yield "sensitivity", item["path"], "told_apart", int(item["told_apart"])
 
 
 def summary_to_csv(summary: dict[str, Any]) -> str:
@@ -63,11 +67,59 @@ def summary_to_markdown(summary: dict[str, Any]) -> str:
     for site, made in summary["choices"].items():
         for c in made:
             lines.append(_md_row(site, c["choice"], str(c["runs"]), f"{c['share']:.0%}"))
-    lines += ["", f"Tornado: {summary['tornado']['method']}.", "",
-              _md_row("input", "low", "high", "TCO at low", "TCO at high", "swing"),
-              _md_row("---", "---:", "---:", "---:", "---:", "---:")]
+    lines += ["", *_md_which_input(summary)]
+    return "\n".join(lines) + "\n"
+
+
+def _md_which_input(summary: dict[str, Any]) -> list[str]:
+    """A grid's tornado, or a sample's inputs ranked, as Markdown lines."""
+    if "sensitivity" in summary:
+        found = summary["sensitivity"]
+        lines = [f"Inputs ranked: {found['method']}." + (f" **{found['warning']}.**" if found.get("warning")
+                                                          else ""), "",
+                 _md_row("input", "S1", "±", "told apart"), _md_row("---", "---:", "---:", "---")]
+        for item in found["inputs"]:
+            lines.append(_md_row(item["path"], f"{item['s1']:.3f}", f"{item['s1_conf']:.3f}",
+                                 "yes" if item["told_apart"] else "no"))
+        return lines
+    lines = [f"Tornado: {summary['tornado']['method']}.", "",
+             _md_row("input", "low", "high", "TCO at low", "TCO at high", "swing"),
+             _md_row("---", "---:", "---:", "---:", "---:", "---:")]
     for bar in summary["tornado"]["inputs"]:
         lines.append(_md_row(bar["path"], trimmed(bar["low"]), trimmed(bar["high"]),
                              money_short(bar["tco_low_usd"]), money_short(bar["tco_high_usd"]),
                              money_short(bar["swing_usd"])))
+    return lines
+
+
+TORNADO_FIELDS = ("low", "high", "tco_low_usd", "tco_high_usd", "swing_usd")
+
+
+def tornado_to_csv(summary: dict[str, Any]) -> str:
+    """An exact tornado as CSV: one line per bar (widest swing first), then one per unused input."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["input", *TORNADO_FIELDS, "choices_changed", "used"])
+    for bar in summary["tornado"]:
+        writer.writerow([bar["input"], *(shortest(bar[f]) for f in TORNADO_FIELDS),
+                         str(bar["choices_changed"]).lower(), "true"])
+    for path in summary["unused"]:
+        writer.writerow([path, *[""] * len(TORNADO_FIELDS), "", "false"])
+    return out.getvalue()
+
+
+def tornado_to_markdown(summary: dict[str, Any]) -> str:
+    base = summary["base_tco_usd"]
+    lines = [f"## Tornado: {summary.get('scenario', '')}", "",
+             f"Base TCO {money_short(base) if base is not None else '—'}; {summary['method']}.", "",
+             _md_row("input", "low", "high", "TCO at low", "TCO at high", "swing", "plan"),
+             _md_row("---", "---:", "---:", "---:", "---:", "---:", "---")]
+    for bar in summary["tornado"]:
+        lines.append(_md_row(bar["input"], trimmed(bar["low"]), trimmed(bar["high"]),
+                             money_short(bar["tco_low_usd"]), money_short(bar["tco_high_usd"]),
+                             money_short(bar["swing_usd"]), "changes" if bar["choices_changed"] else "same"))
+    for item in summary.get("failed", []):
+        lines.append(f"\nNo plan at an end of {item['input']}: {', '.join(item['status'])}.")
+    if summary["unused"]:
+        lines += ["", "Ranged inputs the scenario cannot use: " + ", ".join(summary["unused"]) + "."]
     return "\n".join(lines) + "\n"

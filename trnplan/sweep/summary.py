@@ -1,5 +1,7 @@
 """A sweep's rows summed up: the objective's (and TCO's) distribution, how often each site's choice is
-made, and a tornado of TCO low to high per varied input."""
+made, and which input matters: for a grid, a tornado of TCO low to high per varied input; for Monte Carlo
+draws, the inputs ranked by SALib (`trnplan.sweep.ranking`; a mean over the runs in each quarter of one
+input's draws measures the other inputs as much as that one)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from trnplan.sweep.ranking import rank_inputs
 from trnplan.sweep.rows import Row
 
 SOLVED = ("optimal", "feasible")
 GRID_METHOD = (
     "mean TCO of the runs at the input's lowest and at its highest value; other inputs averaged over the grid"
-)
-SAMPLE_METHOD = (
-    "mean TCO of the runs drawing the input in its lowest and in its highest quarter; other inputs as drawn"
 )
 
 
@@ -72,23 +72,6 @@ def grid_tornado(rows: list[Row], paths: list[str]) -> list[Bar]:
     return sorted(bars, key=lambda b: (-b.swing, b.path))
 
 
-def sample_tornado(rows: list[Row], paths: list[str]) -> list[Bar]:
-    """Per drawn path: mean TCO of the runs that drew it in its lowest quarter, and in its highest quarter
-    (every other input as drawn)."""
-    bars = []
-    for path in paths:
-        drawn = sorted((r["set"][path], i) for i, r in enumerate(rows) if path in r["set"])
-        quarter = len(drawn) // 4
-        if quarter < 1 or drawn[0][0] == drawn[-1][0]:
-            continue
-        low_part, high_part = drawn[:quarter], drawn[-quarter:]
-        bar = _bar(path, [rows[i] for _, i in low_part], [rows[i] for _, i in high_part],
-                   statistics.fmean(v for v, _ in low_part), statistics.fmean(v for v, _ in high_part))
-        if bar:
-            bars.append(bar)
-    return sorted(bars, key=lambda b: (-b.swing, b.path))
-
-
 def summarize(rows: list[Row], paths: list[str], *, sampled: bool, total: int) -> dict[str, Any]:
     """The summary as data (what `--format json` prints)."""
     rows = sorted(rows, key=lambda r: r["run"])
@@ -98,10 +81,8 @@ def summarize(rows: list[Row], paths: list[str], *, sampled: bool, total: int) -
     for row in solved:
         for site, made in row["choices"].items():
             choices.setdefault(site, Counter()).update(made)
-    bars = sample_tornado(solved, paths) if sampled else grid_tornado(solved, paths)
-    method = f"{SAMPLE_METHOD} ({len(solved) // 4} runs at each end)" if sampled else GRID_METHOD
     objectives = [r["objective"] for r in solved if r["objective"] is not None]
-    return {
+    summary: dict[str, Any] = {
         "runs": total,
         "finished": len(rows),
         "status": dict(sorted(statuses.items())),
@@ -112,12 +93,16 @@ def summarize(rows: list[Row], paths: list[str], *, sampled: bool, total: int) -
                 counts.items(), key=lambda kv: (-kv[1], kv[0]))]
             for site, counts in sorted(choices.items())
         },
-        "tornado": {
-            "method": method,
+    }
+    if sampled:
+        summary["sensitivity"] = rank_inputs(solved, paths)
+    else:
+        summary["tornado"] = {
+            "method": GRID_METHOD,
             "inputs": [
                 {"path": b.path, "low": b.low, "high": b.high, "tco_low_usd": b.tco_low,
                  "tco_high_usd": b.tco_high, "swing_usd": b.tco_high - b.tco_low}
-                for b in bars
+                for b in grid_tornado(solved, paths)
             ],
-        },
-    }
+        }
+    return summary
