@@ -90,6 +90,8 @@ def period_problem(spec: ScenarioSpec) -> str | None:
     """What is wrong with a scenario's periods and demand by month, in words (None when nothing is)."""
     by_month = spec.demand if isinstance(spec.demand, dict) else None
     if spec.periods is None:
+        if spec.decide is not None:
+            return "decide needs periods (it names the last period whose purchases every future shares)"
         if by_month is not None:
             return "demand by month needs periods (the start month of each period); or give one demand"
         return None
@@ -104,6 +106,8 @@ def period_problem(spec: ScenarioSpec) -> str | None:
             f"periods end after the window: {spec.periods[-1]} starts after it ends ({end}: horizon_years "
             f"{spec.horizon_years} from {spec.periods[0]})"
         )
+    if spec.decide is not None and spec.decide not in spec.periods:
+        return f"decide {spec.decide} is not a period start (periods: {', '.join(spec.periods)})"
     for month in sorted(by_month or {}):
         if month not in spec.periods:
             return f"demand month {month} is not a period start (periods: {', '.join(spec.periods)})"
@@ -122,6 +126,9 @@ class ScenarioSpec(Provenance):
     min_domain_chips: Annotated[int, Plausible(1, 1_000_000, "chips")] = 1
     as_of: Month | None = None
     periods: list[Month] | None = Field(default=None, min_length=1, max_length=120)
+    # A plan across futures (`optimize --futures`) shares the purchases of the periods up to this one
+    # (a period start; None: the first period) in every future.
+    decide: Month | None = None
     supply: dict[Id, Annotated[int, Plausible(0, 100_000_000, "units")]] = {}
     objective: Literal["min_tco", "max_perf_per_tco", "max_perf"] = "min_tco"
     budget: Budget = Budget()

@@ -101,6 +101,28 @@ def optimize(
             "found by then is kept, marked unproven (feasible).",
         ),
     ] = None,
+    futures: Annotated[
+        int | None,
+        number_option("--futures", whole=True, low=1, metavar="N", show_default=False,
+                      help="One plan across N futures drawn from the specs' ranges (a phased scenario): "
+                      "purchases up to its `decide` period shared, later ones per future; expected TCO "
+                      "minimised. Written only with --out."),
+    ] = None,
+    seed: Annotated[
+        int, number_option("--seed", whole=True, metavar="S", help="Seed of --futures' draws.")
+    ] = 0,
+    risk: Annotated[
+        str | None,
+        typer.Option("--risk", metavar="cvar:A", show_default=False,
+                     help="With --futures: minimise the CVaR at level A (cvar:0.9: the mean TCO of the "
+                     "worst 10% of futures) instead of the expected TCO."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        number_option("--workers", whole=True, low=1, metavar="N", show_default=False,
+                      help="With --futures: local Dask workers for the per-future solves (default: the "
+                      "cores)."),
+    ] = None,
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
 ) -> None:
@@ -120,7 +142,19 @@ def optimize(
         trnplan optimize trn3-100k --set chips.trn3.unit_usd=9000 --out /tmp/trn3-9k.yaml
 
         trnplan optimize --all --check
+
+        trnplan optimize trn3-futures --futures 20 --seed 1 --out /tmp/hedged.yaml
     """
+    if futures is not None:
+        from trnplan.cli.futures import optimize_futures_command
+
+        if all_scenarios or scenario is None or check:
+            raise UsageError("--futures plans one SCENARIO (not --all or --check)")
+        optimize_futures_command(scenario, futures, seed, risk, workers=workers, out=out, fmt=fmt,
+                                 solver=solver, time_limit=time_limit, specs=specs, overrides=overrides or [])
+        return
+    if risk is not None or workers is not None:
+        raise UsageError("--risk and --workers go with --futures N")
     if all_scenarios == (scenario is not None):
         raise UsageError("give one SCENARIO or --all")
     if out is not None and all_scenarios:

@@ -44,13 +44,16 @@ def build_model(
     elastic: bool = False,
     cuts: bool = True,
     start: bool | None = None,
+    prune: bool = True,
 ) -> Model:
     """The MILP of a scenario; the objective is set by the caller (see `set_objective`).
 
     `elastic`: capacity rows take slacks and blocked options come in behind unlock binaries (the
     explanation of an infeasible scenario). `cuts` adds the per-site capacity cuts (never in elastic
     mode): the same plans, a tighter LP. `start` hands HiGHS a MIP start; None: from START_MIN_SITES
-    sites on. `cuts=False, start=False` is the first version's model, kept for bench/."""
+    sites on. `cuts=False, start=False` is the first version's model, kept for bench/. `prune=False`
+    keeps the options another one dominates (dominance depends on prices: a plan across futures, whose
+    futures price options differently, needs the same options in each)."""
     scenario = catalog.scenarios[scenario_id]
     multi = scenario.periods is not None
     periods = periods_of(scenario)
@@ -60,7 +63,7 @@ def build_model(
     def when(opt: Any) -> str:
         return option_month(catalog, opt)
 
-    base = prepare_sites(wide, wide_scenario, elastic, when if multi else None)
+    base = prepare_sites(wide, wide_scenario, elastic, when if multi else None, prune=prune)
     out_switches = scale_out_switches(wide, wide_scenario)
     last = views[-1]
     sense = pulp.LpMinimize if scenario.objective == "min_tco" or elastic else pulp.LpMaximize

@@ -98,9 +98,11 @@ def undominated(
 
 
 def prepare_sites(
-    catalog: Catalog, scenario: Scenario, elastic: bool, when: Callable[[Option], str] | None = None
+    catalog: Catalog, scenario: Scenario, elastic: bool, when: Callable[[Option], str] | None = None,
+    *, prune: bool = True,
 ) -> list[SiteModel]:
-    """Options per site (blocked ones too in elastic mode, unless physics forbids them)."""
+    """Options per site (blocked ones too in elastic mode, unless physics forbids them); `prune`: less
+    those another option dominates (never in elastic mode)."""
     sites = []
     for s_index, site_id in enumerate(sorted(scenario.sites)):
         options: list[Option] = []
@@ -114,7 +116,7 @@ def prepare_sites(
             efficiency = form_efficiency(catalog, scenario, form_id)
             option = make_option(catalog, form_id, cooling_id, switch_id, efficiency, site_id)
             candidates.append((option, why))
-        if not elastic:
+        if prune and not elastic:
             keep = {id(o) for o in undominated([o for o, _ in candidates], scenario, when)}
             candidates = [(o, why) for o, why in candidates if id(o) in keep]
         for opt, why in candidates:

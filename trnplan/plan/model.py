@@ -232,6 +232,34 @@ class PlanPeriod(Part):
     totals: PeriodTotals
 
 
+class FutureRun(Part):
+    """One future of a plan across futures: the inputs it drew (`--set` PATH -> value), its TCO with the
+    shared purchases and its own recourse, and its periods over the whole window."""
+
+    set: dict[str, float]
+    tco_usd: Amount
+    periods: list[PlanPeriod]
+
+
+class FuturesPart(Part):
+    """A plan across futures (`optimize --futures N`): purchases up to `decide` shared by every future,
+    the later ones each future's own. `expected_tco_usd` is the mean of the runs' TCOs; with a `risk`
+    (`cvar:A`) `risk_tco_usd` is their CVaR, the objective. `vss_usd`: the value of the stochastic
+    solution (the plan made for the average future, priced in every future, minus this one; absent when
+    that plan cannot go on in some future); `evpi_usd`: the expected value of perfect information (this
+    one minus the mean of each future's own optimum); with a risk both are in its measure."""
+
+    n: Annotated[int, Field(ge=1)]
+    seed: int
+    decide: Annotated[str, StringConstraints(pattern=MONTH)]
+    risk: str | None = None
+    expected_tco_usd: Amount
+    risk_tco_usd: Amount | None = None
+    vss_usd: float | None = None
+    evpi_usd: float
+    runs: list[FutureRun]
+
+
 class Plan(Part):
     """A solved scenario, as written to `plans/SCENARIO.yaml`."""
 
@@ -249,6 +277,7 @@ class Plan(Part):
     inputs: Inputs | None = None
     workload: WorkloadPart | None = None  # absent when the scenario names no workload
     periods: list[PlanPeriod] | None = None  # a phased plan (format trnplan-plan/2); absent otherwise
+    futures: FuturesPart | None = None  # a plan across futures: `periods` then hold the shared purchases
 
     @property
     def phased(self) -> bool:

@@ -1,0 +1,200 @@
+"""A plan across futures (`trnplan.optimize.futures`, `trnplan.futures`): the extensive form against a
+brute force over tiny worlds (two periods, two or three futures, a few units: every plan of each future
+enumerated through the cost model, grouped by the shared first-period purchases), VSS >= 0 and EVPI >= 0
+in every test, and one future giving the deterministic plan.
+
+The world: the builders' tiny one made phased (2026-01 and 2027-01 over a two-year window; 16 chips, then
+32), few rack positions; the futures move the chip's price, the liquid cooling's PUE and capex and the
+power price.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from trnplan.futures import plan_across_futures, risk_of
+from trnplan.optimize.futures import shared_periods
+from trnplan.plan.build import plan_scenario
+from trnplan.testkit.builders import base_specs, catalog_from_dict
+from trnplan.testkit.futures_oracle import best_across_futures, shared_key_of
+
+
+def phased_world() -> dict[str, Any]:
+    world = base_specs()
+    scenario = world["scenarios"]["s"]
+    scenario.update(periods=["2026-01", "2027-01"], horizon_years=2,
+                    demand={"2026-01": {"chips": 16}, "2027-01": {"chips": 32}})
+    world["sites"]["a"].update(rack_positions=4)
+    world["sites"]["b"] = {**world["sites"]["a"], "electricity_usd_per_kwh": 0.3, "cooling": ["air"],
+                           "rack_positions": 3}
+    scenario["sites"] = ["a", "b"]
+    return world
+
+
+def future(world: dict[str, Any], **changes: float) -> dict[str, Any]:
+    out = copy.deepcopy(world)
+    for path, value in changes.items():
+        kind, entity, field = path.split("__")
+        out[kind][entity][field] = value
+    return out
+
+
+FUTURES = {
+    "two: chip price": [dict(chips__x__unit_usd=6000), dict(chips__x__unit_usd=16000)],
+    "two: liquid dear or cheap": [dict(cooling__liquid__capex_usd_per_kw=3000, cooling__liquid__pue=1.4),
+                                  dict(cooling__liquid__capex_usd_per_kw=0, cooling__liquid__pue=1.05)],
+    "three: power and chips": [dict(sites__a__electricity_usd_per_kwh=0.05),
+                               dict(sites__a__electricity_usd_per_kwh=0.6, chips__x__unit_usd=12000),
+                               dict(sites__b__electricity_usd_per_kwh=0.02, cooling__air__pue=1.9)],
+}
+
+
+def mean_world(world: dict[str, Any], changes: list[dict[str, float]]) -> dict[str, Any]:
+    """Each changed input at its mean over the futures (its base value where a future leaves it)."""
+    paths = sorted({p for c in changes for p in c})
+    means = {}
+    for path in paths:
+        kind, entity, field = path.split("__")
+        means[path] = sum(c.get(path, world[kind][entity][field]) for c in changes) / len(changes)
+    return future(world, **means)
+
+
+@pytest.mark.parametrize("risk", [None, 0.5], ids=["expected", "cvar"])
+@pytest.mark.parametrize("name", sorted(FUTURES))
+def test_the_plan_across_futures_is_the_brute_force_optimum(name: str, risk: float | None) -> None:
+    world = phased_world()
+    catalogs = [catalog_from_dict(future(world, **c)) for c in FUTURES[name]]
+    average = catalog_from_dict(mean_world(world, FUTURES[name]))
+    shared = shared_periods(catalogs[0], "s")
+    assert shared == 1
+    outcome = plan_across_futures(catalogs, average, "s", shared, risk=risk)
+    truth = best_across_futures(catalogs, "s", shared, risk)
+    assert truth is not None
+    value, _key, scores = truth
+    assert outcome.status == "optimal"
+    assert outcome.objective_usd == pytest.approx(value, rel=1e-9)
+    # the plan's shared purchases reach the optimum: its futures' TCOs are the brute force's for them
+    key = shared_key_of(outcome.decisions[0], ["a", "b"], shared)
+    for d in outcome.decisions[1:]:
+        assert shared_key_of(d, ["a", "b"], shared) == key
+    assert risk_of(list(outcome.tco_usd), risk) == pytest.approx(value, rel=1e-9)
+    assert len(scores) == len(catalogs)
+    assert outcome.vss_usd is not None and outcome.vss_usd >= -1e-6
+    assert outcome.evpi_usd >= -1e-6
+    if name == "two: liquid dear or cheap" and risk is None:
+        # hedging pays here: the plan made for the average future costs more across the futures
+        assert outcome.vss_usd > 1000 and outcome.evpi_usd > 1000
+
+
+def test_one_future_is_the_deterministic_plan() -> None:
+    catalog = catalog_from_dict(phased_world())
+    outcome = plan_across_futures([catalog], catalog, "s", 1)
+    plan = plan_scenario(catalog, "s", alternatives=0)
+    assert outcome.objective_usd == pytest.approx(plan.totals.tco_usd, abs=0.01)
+    assert outcome.vss_usd == pytest.approx(0, abs=0.01) and outcome.evpi_usd == pytest.approx(0, abs=0.01)
+
+
+def ranged_world() -> dict[str, Any]:
+    world = phased_world()
+    world["chips"]["x"]["ranges"] = {"unit_usd": [6000, 16000]}
+    world["cooling"]["liquid"]["ranges"] = {"capex_usd_per_kw": [0, 3000], "pue": [1.05, 1.4]}
+    return world
+
+
+@pytest.fixture()
+def specs(tmp_path) -> Any:
+    import yaml
+
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "world.yaml").write_text(yaml.safe_dump(ranged_world(), sort_keys=False))
+    return folder
+
+
+def test_optimize_futures_writes_the_plan_file(specs, tmp_path) -> None:
+    from conftest import run
+
+    from trnplan.plan.file import read_plan
+
+    out = tmp_path / "hedged.yaml"
+    result = run("optimize", "s", "--specs", str(specs), "--futures", "3", "--seed", "1", "--workers", "1",
+                 "--out", str(out), columns=80)
+    assert result.exit_code == 0, result.stderr
+    assert "Across 3 futures (seed 1)" in result.stdout
+    assert max(map(len, result.stdout.splitlines())) <= 80
+    plan = read_plan(out)
+    part = plan.futures
+    assert part is not None and plan.periods is not None
+    assert (part.n, part.seed, part.decide, part.risk) == (3, 1, "2026-01", None)
+    assert len(plan.periods) == 1 and [p.start for p in part.runs[0].periods] == ["2026-01", "2027-01"]
+    assert part.expected_tco_usd == pytest.approx(sum(r.tco_usd for r in part.runs) / 3, abs=0.02)
+    assert part.vss_usd is not None and part.vss_usd >= -0.01 and part.evpi_usd >= -0.01
+    # the draws are sweep --sample's: the same seed draws the same inputs (as the plan file's figures keep
+    # them)
+    from trnplan.specs.load import load_specs
+    from trnplan.sweep.grid import ranged_fields, sample_runs
+
+    runs = sample_runs(ranged_fields(load_specs([specs]), "s"), 3, 1)
+    assert [r.set for r in part.runs] == [pytest.approx(r.set, rel=1e-6) for r in runs]
+    # every future buys what the top level holds in the shared period
+    top = {(s, d.key): d.units for s, site in plan.periods[0].sites.items() for d in site.deployments}
+    for r in part.runs:
+        assert {(s, d.key): d.units for s, site in r.periods[0].sites.items() for d in site.deployments} == top
+    again = tmp_path / "again.yaml"
+    assert run("optimize", "s", "--specs", str(specs), "--futures", "3", "--seed", "1", "--out",
+               str(again)).exit_code == 0
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_optimize_futures_with_cvar(specs, tmp_path) -> None:
+    from conftest import run
+
+    result = run("optimize", "s", "--specs", str(specs), "--futures", "4", "--risk", "cvar:0.5", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    import json
+
+    part = json.loads(result.stdout)["futures"]
+    tcos = sorted((r["tco_usd"] for r in part["runs"]), reverse=True)
+    assert part["risk"] == "cvar:0.5"
+    assert part["risk_tco_usd"] == pytest.approx(sum(tcos[:2]) / 2, abs=0.02)
+    assert part["vss_usd"] >= -0.01 and part["evpi_usd"] >= -0.01
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--futures", "2", "--risk", "cvar:1.5"], "--risk takes cvar:A"),
+    (["--futures", "2", "--risk", "var:0.5"], "--risk takes cvar:A"),
+    (["--risk", "cvar:0.5"], "go with --futures"),
+])
+def test_bad_futures_options(specs, args, said) -> None:
+    from conftest import run
+
+    result = run("optimize", "s", "--specs", str(specs), *args)
+    assert result.exit_code == 2 and said in result.stderr
+
+
+def test_futures_need_a_phased_min_tco_scenario(tmp_path) -> None:
+    import yaml
+    from conftest import run
+
+    world = base_specs()
+    folder = tmp_path / "flat"
+    folder.mkdir()
+    (folder / "w.yaml").write_text(yaml.safe_dump(world))
+    result = run("optimize", "s", "--specs", str(folder), "--futures", "2")
+    assert result.exit_code == 2 and "needs a phased scenario" in result.stderr
+
+
+def test_decide_must_be_a_period_start(tmp_path) -> None:
+    import yaml
+    from conftest import run
+
+    world = phased_world()
+    world["scenarios"]["s"]["decide"] = "2026-05"
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "w.yaml").write_text(yaml.safe_dump(world))
+    result = run("optimize", "s", "--specs", str(folder))
+    assert result.exit_code == 3 and "decide 2026-05 is not a period start" in result.stderr
