@@ -198,3 +198,19 @@ def test_decide_must_be_a_period_start(tmp_path) -> None:
     (folder / "w.yaml").write_text(yaml.safe_dump(world))
     result = run("optimize", "s", "--specs", str(folder))
     assert result.exit_code == 3 and "decide 2026-05 is not a period start" in result.stderr
+
+
+def test_report_and_diff_show_the_futures(specs, tmp_path) -> None:
+    from conftest import run
+
+    hedged, single = tmp_path / "hedged.yaml", tmp_path / "single.yaml"
+    assert run("optimize", "s", "--specs", str(specs), "--futures", "2", "--out", str(hedged)).exit_code == 0
+    assert run("optimize", "s", "--specs", str(specs), "--alternatives", "0", "--out",
+               str(single)).exit_code == 0
+    page = tmp_path / "r.html"
+    result = run("report", str(hedged), "--out", str(page))
+    assert result.exit_code == 0, result.stderr
+    text = page.read_text(encoding="utf-8")
+    assert "<h2>Across futures</h2>" in text and "value of the stochastic solution" in text
+    shown = run("diff", str(single), str(hedged), "-f", "markdown")
+    assert "head: across 2 futures (seed 0, shared to 2026-01): expected TCO" in " ".join(shown.stdout.split())

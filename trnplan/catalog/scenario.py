@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
-from trnplan.catalog.base import Id, Month, Plausible, Spec, Text, _slips
+from trnplan.catalog.base import EXTENSION, Id, Month, Plausible, Spec, Text, _slips
 from trnplan.catalog.months import window_end
 from trnplan.catalog.provenance import Provenance
 
@@ -128,7 +128,7 @@ class ScenarioSpec(Provenance):
     periods: list[Month] | None = Field(default=None, min_length=1, max_length=120)
     # A plan across futures (`optimize --futures`) shares the purchases of the periods up to this one
     # (a period start; None: the first period) in every future.
-    decide: Month | None = None
+    decide: Annotated[Month | None, EXTENSION] = None
     supply: dict[Id, Annotated[int, Plausible(0, 100_000_000, "units")]] = {}
     objective: Literal["min_tco", "max_perf_per_tco", "max_perf"] = "min_tco"
     budget: Budget = Budget()

@@ -32,7 +32,7 @@ from trnplan.diff.model import (
     PeriodsDiff,
     PlanDiff,
 )
-from trnplan.numbers import canon_float, cents
+from trnplan.numbers import canon_float, cents, money_short
 from trnplan.plan.model import DeploymentRow, Inputs, PeriodSite, Plan, PlanPeriod, SolverInfo
 
 
@@ -280,6 +280,30 @@ def _both_and_differ(a: object, b: object) -> bool:
     return bool(a) and bool(b) and a != b
 
 
+def _futures_text(plan: Plan) -> str:
+    """A plan across futures' figures in one phrase ("" for another plan)."""
+    part = plan.futures
+    if part is None:
+        return ""
+    vss = money_short(part.vss_usd) if part.vss_usd is not None else "none"
+    risk = f", {part.risk} {money_short(part.risk_tco_usd)}" if part.risk_tco_usd is not None else ""
+    return (f"{part.n} futures (seed {part.seed}, shared to {part.decide}): expected TCO "
+            f"{money_short(part.expected_tco_usd)}{risk}, VSS {vss}, EVPI {money_short(part.evpi_usd)}")
+
+
+def futures_notes(base: Plan, head: Plan) -> list[str]:
+    """What the plans across futures say, when either is one: their expected TCO and what the
+    uncertainty is worth (a plan's top level holds only the shared purchases)."""
+    old, new = _futures_text(base), _futures_text(head)
+    if not old and not new:
+        return []
+    if old == new:
+        return [f"both plans are across {new}"]
+    said = [f"{side}: {'across ' + text if text else 'one future'}" for side, text in (("base", old),
+                                                                                      ("head", new))]
+    return ["; ".join(said)]
+
+
 def _notes(base: Plan, head: Plan, different: bool, attributed: bool) -> list[str]:
     """What a reader should know beyond the tables: a scenario mismatch, provenance that changed while the
     plan did not, a solver change, and a missing attribution."""
@@ -312,6 +336,7 @@ def diff_plans(base: Plan, head: Plan, base_label: str = "base", head_label: str
     attributed = attribution(base, head)
     periods = _periods(base, head)
     changed = any(m.delta != 0 for m in summary) or (periods is not None and periods.different)
+    changed = changed or _futures_text(base) != _futures_text(head)
     different = bool(choices or deployments or bom or changed)
     return PlanDiff(
         base_label=base_label,
@@ -327,7 +352,8 @@ def diff_plans(base: Plan, head: Plan, base_label: str = "base", head_label: str
         bom=bom,
         attribution=attributed or [],
         scenario=head.scenario if head.sites or not base.sites else base.scenario,
-        notes=_notes(base, head, different, attributed is not None) + (periods.notes() if periods else []),
+        notes=_notes(base, head, different, attributed is not None) + (periods.notes() if periods else [])
+        + futures_notes(base, head),
         inputs=_inputs(base, head),
         periods=periods,
     )

@@ -233,6 +233,23 @@ def _sweep(plan: Plan, rows: list[Row], name: str) -> str:
     return "".join(out)
 
 
+def _futures(plan: Plan) -> str:
+    """A plan across futures: what the uncertainty is worth, and each future's TCO."""
+    part = plan.futures
+    assert part is not None
+    vss = money_short(part.vss_usd) if part.vss_usd is not None else "—"
+    risk = f"; {part.risk}: {money_short(part.risk_tco_usd)}" if part.risk_tco_usd is not None else ""
+    head = (f"<p>{part.n:,} futures drawn from the specs' ranges (seed {part.seed}); the purchases up to "
+            f"{escape(part.decide)} above are made in every future. Expected TCO "
+            f"{money_short(part.expected_tco_usd)}{escape(risk)}; value of the stochastic solution {vss} "
+            "(the plan made for the average future, priced in every future, costs that much more); expected "
+            f"value of perfect information {money_short(part.evpi_usd)} (knowing the future would save "
+            "that much).</p>")
+    rows = [(str(i), money_short(r.tco_usd), ", ".join(f"{k} {v:g}" for k, v in r.set.items()))
+            for i, r in enumerate(part.runs)]
+    return head + _table([("future", "n"), ("TCO", "n"), ("inputs drawn", "wide")], rows)
+
+
 def render_report(plan: Plan, sweep_rows: list[Row] | None = None, sweep_name: str = "sweep") -> str:
     """The report page of a plan (and of a sweep's rows) as HTML text."""
     title = f"trnplan report: {plan.scenario}"
@@ -247,6 +264,8 @@ def render_report(plan: Plan, sweep_rows: list[Row] | None = None, sweep_name: s
         "<h2>Where the money goes</h2>",
         _money(plan),
     ]
+    if plan.futures is not None:
+        sections += ["<h2>Across futures</h2>", _futures(plan)]
     timeline = timeline_rows(plan)
     if timeline:
         sections += ["<h2>Timeline</h2>", _timeline(timeline)]
