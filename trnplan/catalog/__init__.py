@@ -6,6 +6,7 @@ range; a value outside it is an error that names the likely unit slip.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -67,6 +68,7 @@ from trnplan.catalog.scenario import Scenario as Scenario
 from trnplan.catalog.scenario import ScenarioSpec as ScenarioSpec
 from trnplan.catalog.schedules import last_value, scheduled, value_at
 from trnplan.catalog.workloads import EfficiencyRule as EfficiencyRule  # re-exported
+from trnplan.catalog.workloads import Job as Job
 from trnplan.catalog.workloads import Share as Share
 from trnplan.catalog.workloads import Workload as Workload
 from trnplan.errors import KINDS as KINDS  # re-exported: the six spec collections
@@ -113,6 +115,7 @@ class Chip(Provenance):
     ]
     unit_usd: Annotated[float, Plausible(0, 1e7, "USD")]
     available_from: Month | None = None
+    mtbf_hours: Annotated[float, Plausible(100, 1e8, "hours")] | None = None  # job-interrupting failures
 
     @model_validator(mode="after")
     def _has_fp8(self) -> Chip:
@@ -176,6 +179,11 @@ class Form(Provenance):
     endpoint_links: Literal["optics", "copper"] = "optics"
     copper_usd: Annotated[float, Plausible(0, 20000, "USD per link")] = 0.0
     copper_w: Annotated[float, Plausible(0, 100, "W per link")] = 0.0
+    # Scale-up for the performance model (`trnplan.perf`): switch levels a switched domain's traffic
+    # crosses (two: a hop more and the switch latency again), a torus's dimensions (default: as cubic as
+    # the domain allows, `trnplan.perf.machine.torus_dims`).
+    scale_up_levels: Annotated[int, Plausible(1, 4, "levels")] = 1
+    torus_dims: list[Annotated[int, Plausible(1, 1024, "chips")]] | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> Form:
@@ -193,6 +201,8 @@ class Form(Provenance):
             )
         if self.topology == "switched" and not self.scale_up:
             problems.append("a switched form needs at least one scale_up switch option")
+        if self.torus_dims is not None and math.prod(self.torus_dims) != self.domain_chips:
+            problems.append(f"torus_dims {self.torus_dims} must multiply to domain_chips {self.domain_chips}")
         seen = [o.switch for o in self.scale_up]
         if len(seen) != len(set(seen)):
             problems.append("scale_up lists a switch twice")
@@ -230,6 +240,7 @@ class Switch(Provenance):
     optic_usd: Annotated[float, Plausible(0, 50000, "USD")] = 0.0
     optic_w: Annotated[float, Plausible(0, 100, "W")] = 0.0
     available_from: Month
+    latency_ns: Annotated[float, Plausible(1, 100_000, "ns")] | None = None  # port to port
 
     @model_validator(mode="after")
     def _scale_out_shape(self) -> Switch:
