@@ -168,3 +168,38 @@ def test_perf_command_bad_input_is_a_usage_error(args, words):
     result = run(*args)
     assert result.exit_code == 2
     assert words in result.stderr
+
+
+def test_plans_of_a_job_state_mfu_and_goodput_and_show_them():
+    """The shipped moe-train plan: every deployment states its efficiency's source (`model`), MFU and
+    goodput, with efficiency = MFU x precision ratio x goodput (to the plan's 4 digits); the terminal plan
+    (at 80 columns) and the report show MFU and goodput beside efficiency; a forged MFU is caught."""
+    import io
+
+    from rich.console import Console
+
+    from tests.conftest import PLANS
+    from trnplan.plan import read_plan
+    from trnplan.plan.check import check_plan
+    from trnplan.render import Trimmed, render_plan
+    from trnplan.report.page import render_report
+
+    plan = read_plan(PLANS / "moe-train.yaml")
+    for s in plan.sites.values():
+        for d in s.deployments:
+            chip = CATALOG.chips[CATALOG.forms[d.form].chip]
+            ratio = chip.dense_tflops["fp8"] / chip.fp8_tflops
+            assert d.efficiency_source == "model" and d.mfu is not None and d.goodput is not None
+            assert d.efficiency == pytest.approx(d.mfu * ratio * d.goodput, abs=2e-4)
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=False).print(
+        Trimmed(render_plan(plan))
+    )
+    text = out.getvalue()
+    assert "MFU" in text and "goodput" in text and max(len(line) for line in text.splitlines()) <= 80
+    html = render_report(plan)
+    assert "<th" in html and "MFU" in html and "goodput" in html
+    d = next(iter(plan.sites.values())).deployments[0]
+    forged = plan.model_copy(deep=True)
+    next(iter(forged.sites.values())).deployments[0] = d.model_copy(update={"mfu": 0.5})
+    assert any("mfu" in problem for problem in check_plan(forged, CATALOG))

@@ -209,10 +209,13 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _workloads(draw: st.DrawFn, form_ids: list[str]) -> dict[str, Any]:
-    """One workload `w` of 1-3 rules, each testing any of topology, min_domain_chips and forms, then
-    maybe a default; forms no rule matches deliver their peak."""
+    """One workload `w` of 0-3 rules, each testing any of topology, min_domain_chips and forms, then
+    maybe a default; and maybe a job, whose efficiency the performance model computes per form and
+    scale-up option where no rule matches (forms it fits on no layout are blocked); forms neither give
+    deliver their peak."""
+    job = _job(draw) if draw(st.booleans()) else None
     rules: list[dict[str, Any]] = []
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(0 if job else 1, 3))):
         rule: dict[str, Any] = {"value": draw(st.sampled_from([0.2, 0.3, 0.45, 0.6, 0.9, 1.0]))}
         if draw(st.booleans()):
             rule["topology"] = draw(st.sampled_from(["switched", "torus"]))
@@ -223,7 +226,25 @@ def _workloads(draw: st.DrawFn, form_ids: list[str]) -> dict[str, Any]:
         rules.append(rule)
     if draw(st.booleans()):
         rules.append({"value": draw(st.sampled_from([0.25, 0.5]))})
-    return {"w": {"name": "W", "efficiency": rules}}
+    workload: dict[str, Any] = {"name": "W", "efficiency": rules}
+    if job is not None:
+        workload["job"] = job
+    return {"w": workload}
+
+
+def _job(draw: st.DrawFn) -> dict[str, Any]:
+    """A small training job, dense or mixture-of-experts, at FP8 or BF16, over 64-4,096 chips."""
+    job: dict[str, Any] = {
+        "kind": "train", "layers": 16, "hidden": 2048, "seq_len": 2048, "global_batch_tokens": 4194304.0,
+        "precision": draw(st.sampled_from(["fp8", "bf16"])),
+        "job_chips": draw(st.sampled_from([64, 256, 4096])),
+    }
+    if draw(st.booleans()):
+        job.update(total_params_b=30.0, active_params_b=3.0, experts=16, experts_per_token=2)
+    else:
+        size = draw(st.sampled_from([1.0, 7.0, 400.0]))
+        job.update(total_params_b=size, active_params_b=size)
+    return job
 
 
 def agree(milp: float, brute: float) -> bool:

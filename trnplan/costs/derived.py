@@ -8,7 +8,7 @@ from typing import Any
 
 from trnplan.catalog import Catalog, Scenario, Workload
 from trnplan.catalog.derived import chip_derived, form_derived
-from trnplan.costs.options import form_efficiency
+from trnplan.costs.options import form_efficiency, option_efficiency
 
 
 def workload_derived(workload: Workload, catalog: Catalog) -> dict[str, Any]:
@@ -16,7 +16,13 @@ def workload_derived(workload: Workload, catalog: Catalog) -> dict[str, Any]:
     rule's value; 1 where no rule matches)."""
     workload_id = next(k for k, w in sorted(catalog.workloads.items()) if w is workload)
     probe = Scenario.model_construct(workload=workload_id)
-    return {"efficiency_by_form": {f: form_efficiency(catalog, probe, f) for f in sorted(catalog.forms)}}
+    return {
+        "efficiency_by_form": {
+            f: form_efficiency(catalog, probe, f)
+            for f in sorted(catalog.forms)
+            if option_efficiency(catalog, probe, f).fits
+        }
+    }
 
 
 DERIVED: dict[str, Callable[[Any, Catalog], dict[str, Any]]] = {

@@ -16,10 +16,10 @@ from trnplan.costs.options import (
     KW_LINE_CATEGORIES,
     NO_SWITCH,
     Deployment,
-    form_efficiency,
     kw_lines,
     make_option,
     network_rack_limit_kw,
+    option_efficiency,
     option_lines,
 )
 from trnplan.costs.rates import (
@@ -46,6 +46,9 @@ class DeploymentFigures:
     capex_usd: float
     efficiency: float = 1.0
     effective_fp8_pflops: float = 0.0
+    efficiency_source: str | None = None  # with a workload's job: `model` or the rule that matched
+    mfu: float | None = None  # the performance model's, where it gave the efficiency
+    goodput: float | None = None
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,9 @@ def _add_deployments(
     """Each deployment's BOM lines and figures, and the site's load by cooling, fabric and supply."""
     load = _SiteLoad()
     for d in sorted(deployments):
-        efficiency = form_efficiency(catalog, scenario, d.form)
-        opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch, efficiency, d.site)
+        eff = option_efficiency(catalog, scenario, d.form, d.scale_up_switch)
+        opt = make_option(catalog, d.form, d.cooling, d.scale_up_switch, eff.value, d.site)
+        with_job = scenario.workload is not None and catalog.workloads[scenario.workload].job is not None
         n = d.units
         dep_capex = 0.0
         lines = option_lines(catalog, d.form, d.cooling, d.scale_up_switch, d.site)
@@ -169,6 +173,9 @@ def _add_deployments(
                 dep_capex,
                 opt.efficiency,
                 opt.effective_fp8_pflops * n,
+                eff.source if with_job else None,
+                eff.mfu,
+                eff.goodput,
             )
         )
         load.kw_by_cooling[d.cooling] += opt.it_kw * n

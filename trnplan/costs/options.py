@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trnplan.catalog import Catalog, Scenario, month_leq, rack_it_kw
+from trnplan.perf import option_performance
 
 NO_SWITCH = "none"  # scale-up "switch" of torus forms
 
@@ -122,21 +123,54 @@ def option_rack_kw(catalog: Catalog, form_id: str, switch_id: str) -> float:
     return rack_it_kw(form, catalog.chips[form.chip], catalog.switches[switch_id], per_rack)
 
 
-def form_efficiency(catalog: Catalog, scenario: Scenario | None, form_id: str) -> float:
-    """Share of dense FP8 peak the scenario's workload delivers on a form: the value of the workload's
-    first rule whose conditions (`topology`, `min_domain_chips`, `forms`) the form meets; 1 without a
-    workload, or when no rule matches."""
+@dataclass(frozen=True)
+class Efficiency:
+    """What a scenario's workload delivers on an option and where that comes from: `rule N` (the
+    workload's N-th rule, from 0), `model` (`trnplan.perf`, with its MFU and goodput) or `peak` (no
+    workload, or no rule and no job). `fits` is false when the job fits no layout on the form."""
+
+    value: float = 1.0
+    source: str = "peak"
+    mfu: float | None = None
+    goodput: float | None = None
+    fits: bool = True
+
+
+def option_efficiency(
+    catalog: Catalog, scenario: Scenario | None, form_id: str, switch_id: str | None = None
+) -> Efficiency:
+    """Share of dense FP8 peak the scenario's workload delivers on a form with a scale-up switch (None:
+    the form's first): the value of the workload's first rule whose conditions (`topology`,
+    `min_domain_chips`, `forms`) the form meets; else, when the workload has a job, what the performance
+    model computes (at the scenario's fabric oversubscription); else 1 (peak)."""
     if scenario is None or scenario.workload is None:
-        return 1.0
+        return Efficiency()
     form = catalog.forms[form_id]
-    for rule in catalog.workloads[scenario.workload].efficiency:
+    workload = catalog.workloads[scenario.workload]
+    for i, rule in enumerate(workload.efficiency):
         if (
             (rule.topology is None or form.topology == rule.topology)
             and (rule.min_domain_chips is None or form.domain_chips >= rule.min_domain_chips)
             and (rule.forms is None or form_id in rule.forms)
         ):
-            return rule.value
-    return 1.0
+            return Efficiency(rule.value, f"rule {i}")
+    if workload.job is None:
+        return Efficiency()
+    switch = switch_id or (form.scale_up[0].switch if form.scale_up else NO_SWITCH)
+    perf = option_performance(catalog, workload.job, form_id, switch, scenario.fabric.oversubscription)
+    if perf is None:
+        return Efficiency(1.0, "model", fits=False)
+    # to 4 digits, as a plan states it: effective PFLOPs = PFLOPs x this very number, in plan and MILP
+    return Efficiency(
+        max(round(perf.efficiency, 4), 1e-4), "model", max(round(perf.mfu, 4), 1e-4), round(perf.goodput, 4)
+    )
+
+
+def form_efficiency(
+    catalog: Catalog, scenario: Scenario | None, form_id: str, switch_id: str | None = None
+) -> float:
+    """The value of `option_efficiency`."""
+    return option_efficiency(catalog, scenario, form_id, switch_id).value
 
 
 def make_option(
@@ -194,7 +228,15 @@ def option_problems(
         *_domain_problems(catalog, scenario, form_id),
         *_switch_problems(catalog, scenario, switch_id),
         *_rack_kw_problems(catalog, site_id, form_id, cooling_id, switch_id),
+        *_job_problems(catalog, scenario, form_id, switch_id),
     ]
+
+
+def _job_problems(catalog: Catalog, scenario: Scenario, form_id: str, switch_id: str) -> list[Reason]:
+    """The workload's job must fit in the form's HBM in some layout."""
+    if option_efficiency(catalog, scenario, form_id, switch_id).fits:
+        return []
+    return [Reason(f"workload {scenario.workload}'s job fits no layout in {form_id}'s HBM", hard=True)]
 
 
 def _scenario_problems(catalog: Catalog, scenario: Scenario, form_id: str) -> list[Reason]:
@@ -307,7 +349,7 @@ def all_options(catalog: Catalog) -> list[tuple[str, str, str]]:
 def site_options(catalog: Catalog, scenario: Scenario, site_id: str) -> list[Option]:
     """The options a site may use under a scenario, sorted by key."""
     return [
-        make_option(catalog, f, q, u, form_efficiency(catalog, scenario, f), site_id)
+        make_option(catalog, f, q, u, form_efficiency(catalog, scenario, f, u), site_id)
         for f, q, u in all_options(catalog)
         if not option_problems(catalog, scenario, site_id, f, q, u)
     ]

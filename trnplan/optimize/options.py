@@ -113,7 +113,7 @@ def prepare_sites(
             why = option_problems(catalog, scenario, site_id, form_id, cooling_id, switch_id)
             if why and (not elastic or any(reason.hard for reason in why)):
                 continue
-            efficiency = form_efficiency(catalog, scenario, form_id)
+            efficiency = form_efficiency(catalog, scenario, form_id, switch_id)
             option = make_option(catalog, form_id, cooling_id, switch_id, efficiency, site_id)
             candidates.append((option, why))
         if prune and not elastic:

@@ -3,14 +3,14 @@ with its reasoning. `trnplan.perf.calibration` holds the published runs the fitt
 
 from __future__ import annotations
 
-MATRIX_SHARE: dict[str, float] = {"a100": 0.642, "h100": 0.563}
+MATRIX_SHARE: dict[str, float] = {"a100": 0.633, "h100": 0.547}
 """Achievable matrix-unit share of the job-precision peak, per chip family: the share of peak a large
 matrix multiply sustains inside a training step (clocks under power limits, kernel efficiency, small
 operations). Fitted: A100 on Korthikanti et al. 2022's 175B and 530B runs (Table 5), checked on its 22B and
 1T runs; H100 on Llama 3 405B's 8,192-GPU run (Llama 3 paper, Table 4), checked on its two 16,384-GPU runs
 (`trnplan.perf.calibration`)."""
 
-DEFAULT_MATRIX_SHARE = 0.60
+DEFAULT_MATRIX_SHARE = 0.59
 """Chips without a fitted share (Trainium, TPU, AMD, Blackwell): the mean of the fitted A100 and H100
 shares, an estimate: no public training run on them states its layout and MFU."""
 
@@ -65,6 +65,10 @@ NCCL's bus bandwidth on 8-GPU NVLink servers (about 230 of 300 GB/s on A100, 360
 DP_OVERLAP = 0.75
 """Share of data-parallel gradient traffic hidden behind the backward pass (bucketed reduce-scatter as
 layers finish); the rest, the last buckets, is exposed. An estimate."""
+
+P2P_OVERLAP = 0.75
+"""Share of pipeline-parallel sends (activations forward, their gradients back) hidden behind compute:
+Megatron-LM's interleaved schedule overlaps them (`overlap_p2p_comm`); the rest is exposed. An estimate."""
 
 LINK_LATENCY_S = 500e-9
 """Per-step latency of a collective beyond the switches' own (NIC, SerDes, software): an estimate."""

@@ -20,6 +20,7 @@ from trnplan.perf.constants import (
     MAX_TENSOR_PARALLEL,
     OPTIMIZER_BYTES_PER_PARAM,
     OPTIMIZER_STEP_BYTES_PER_PARAM,
+    P2P_OVERLAP,
     SCALE_OUT_LATENCY_S,
     TP_COLLECTIVES_PER_LAYER,
     WEIGHT_GRAD_BYTES_PER_PARAM,
@@ -168,6 +169,7 @@ def train_step(job: Job, m: Machine, lay: Layout) -> Step | None:
         sends = micro * lay.interleave * 2
         wire = sends * job.seq_len * lay.micro_batch * h * ACTIVATION_BYTES / (lay.tp * lay.cp)
         pipe = wire / m.scale_out_bytes_s + sends * SCALE_OUT_LATENCY_S
+        pipe -= min(P2P_OVERLAP * pipe, compute)
     bubble = (lay.pp - 1) / (lay.interleave * micro) * (compute + memory + up + out + pipe)
     grads = 0.0
     if lay.dp > 1:  # reduce-scatter + all-gather of the gradients over the scale-out network

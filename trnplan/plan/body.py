@@ -11,6 +11,8 @@ from trnplan.costs import (
     SiteFigures,
     WindowEvaluation,
     form_efficiency,
+    option_efficiency,
+    scale_up_choices,
     stated_opex,
     tco_per_capex_usd,
     window_crf,
@@ -104,6 +106,9 @@ def site_section(s: SiteFigures, workload: bool) -> SiteSection:
                 capex_usd=usd(f.capex_usd),
                 efficiency=f.efficiency if workload else None,
                 effective_fp8_pflops=f.effective_fp8_pflops if workload else None,
+                efficiency_source=f.efficiency_source if workload else None,
+                mfu=f.mfu if workload else None,
+                goodput=f.goodput if workload else None,
             )
             for f in s.deployments
         ],
@@ -139,11 +144,17 @@ def workload_part(catalog: Catalog, scenario: Scenario) -> WorkloadPart | None:
         if (scenario.forms is None or f in scenario.forms)
         and (scenario.chips is None or form.chip in scenario.chips)
     ]
-    return WorkloadPart(
-        id=scenario.workload,
-        name=catalog.workloads[scenario.workload].name,
-        efficiency={f: form_efficiency(catalog, scenario, f) for f in forms},
-    )
+    workload = catalog.workloads[scenario.workload]
+    if workload.job is None:
+        shares = {f: form_efficiency(catalog, scenario, f) for f in forms}
+    else:
+        shares = {}
+        for f in forms:
+            for switch in scale_up_choices(catalog, f):
+                eff = option_efficiency(catalog, scenario, f, switch)
+                if eff.fits:
+                    shares[f"{f}/{switch}"] = eff.value
+    return WorkloadPart(id=scenario.workload, name=workload.name, efficiency=shares)
 
 
 def period_parts(pev: WindowEvaluation) -> list[PlanPeriod]:

@@ -124,16 +124,19 @@ def _totals_problems(stated: Totals, computed: Totals) -> list[str]:
 
 
 def _deployment_problems(stated: dict[str, SiteSection], computed: dict[str, SiteSection]) -> list[str]:
-    """Each deployment's efficiency and effective FP8 PFLOPs are the workload's (absent without one)."""
+    """Each deployment's efficiency, effective FP8 PFLOPs, and (with a job) the efficiency's source, MFU and
+    goodput are the workload's (absent without one)."""
     problems = []
     for site_id, section in sorted(computed.items()):
         theirs = {d.key: d for d in stated[site_id].deployments} if site_id in stated else {}
         for ours in section.deployments:
             said = theirs.get(ours.key)
-            for key in ("efficiency", "effective_fp8_pflops"):
+            for key in ("efficiency", "effective_fp8_pflops", "efficiency_source", "mfu", "goodput"):
                 value, claim = getattr(ours, key), getattr(said, key) if said is not None else None
                 same = (value is None and claim is None) or (
-                    value is not None and claim is not None and _close(float(claim), float(value))
+                    value is not None
+                    and claim is not None
+                    and (value == claim if isinstance(value, str) else _close(float(claim), float(value)))
                 )
                 if not same:
                     problems.append(

@@ -277,14 +277,16 @@ def _effective_self_problems(plan: Plan) -> list[Mismatch]:
     for site_id, s in sorted(plan.sites.items()):
         for i, d in enumerate(s.deployments):
             at: KeyPath = ("sites", site_id, "deployments", i)
-            if d.efficiency is not None and d.form in shares and d.efficiency != shares[d.form]:
+            share_key = d.key.replace(f"/{d.cooling}/", "/")  # form/scale-up switch, with a job
+            share_key = share_key if share_key in shares else d.form
+            if d.efficiency is not None and share_key in shares and d.efficiency != shares[share_key]:
                 problems.append(
                     relation(
                         (*at, "efficiency"),
                         num(d.efficiency),
-                        f"is not what the plan's workload gives {d.form}",
-                        num(shares[d.form]),
-                        [("workload", "efficiency", d.form)],
+                        f"is not what the plan's workload gives {share_key}",
+                        num(shares[share_key]),
+                        [("workload", "efficiency", share_key)],
                     )
                 )
             if (d.efficiency is not None, d.effective_fp8_pflops is not None) != (workload, workload):

@@ -90,6 +90,11 @@ class DeploymentRow(Part):
     capex_usd: Amount = 0.0
     efficiency: Annotated[float, Field(gt=0, le=1)] | None = None  # the workload's share of peak here
     effective_fp8_pflops: Amount | None = None
+    # With a workload that has a job: where the efficiency came from (`model`, or `rule N` that matched)
+    # and, from the model, the MFU and goodput it is made of.
+    efficiency_source: str | None = None
+    mfu: Annotated[float, Field(gt=0, le=1)] | None = None
+    goodput: Annotated[float, Field(gt=0, le=1)] | None = None
 
     @property
     def key(self) -> str:
@@ -168,12 +173,13 @@ class Inputs(Part):
 
 
 class WorkloadPart(Part):
-    """The scenario's workload: the share of dense FP8 peak (its first matching rule's value) each form the
-    scenario allows delivers under it, so the plan says which efficiency decided the form."""
+    """The scenario's workload: the share of dense FP8 peak each form the scenario allows delivers under it
+    (by form for rules; by `form/scale-up switch` when the workload has a job, whose efficiency the
+    performance model computes per option), so the plan says which efficiency decided the form."""
 
     id: Id
     name: str
-    efficiency: dict[Id, Annotated[float, Field(gt=0, le=1)]]
+    efficiency: dict[str, Annotated[float, Field(gt=0, le=1)]]
 
 
 class PeriodDeployment(Part):

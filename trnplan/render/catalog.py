@@ -290,7 +290,7 @@ def _rule_text(rule: Any) -> str:
 
 def _workloads_table(catalog: Catalog, workloads: dict[str, Any], mark: _Marks) -> Grid:
     """Each workload's rules, first match wins, and what they give each form of the catalog."""
-    from trnplan.costs import form_efficiency
+    from trnplan.costs import form_efficiency, option_efficiency
 
     t = Grid(
         None,
@@ -303,7 +303,8 @@ def _workloads_table(catalog: Catalog, workloads: dict[str, Any], mark: _Marks) 
             mark(f"{_rule_text(r)}: {fmt(r.value, 'pct')}", _estimated(w, "efficiency")) for r in w.efficiency
         ]
         probe = Scenario.model_construct(workload=wid)
-        forms = [f"{f} {fmt(form_efficiency(catalog, probe, f), 'pct')}" for f in sorted(catalog.forms)]
+        forms = [f"{f} {fmt(form_efficiency(catalog, probe, f), 'pct')}" for f in sorted(catalog.forms)
+                 if option_efficiency(catalog, probe, f).fits]
         t.add_row(wid, w.name, "\n".join(rules), "\n".join(forms))
     return t
 

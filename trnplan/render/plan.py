@@ -117,8 +117,11 @@ def _workload(plan: Plan) -> Grid:
     """What the workload delivers on each form the scenario allows, the chosen forms marked: why this form."""
     assert plan.workload is not None
     w = plan.workload
-    chosen = {d.form for s in plan.sites.values() for d in s.deployments}
-    t = Grid(f"Workload {w.id}: {w.name}", [Col("form"), Col("share of peak delivered", right=True),
+    chosen = {k for s in plan.sites.values() for d in s.deployments
+              for k in (d.form, f"{d.form}/{d.scale_up_switch}")}
+    by_option = any("/" in k for k in w.efficiency)
+    t = Grid(f"Workload {w.id}: {w.name}", [Col("form / scale-up" if by_option else "form"),
+                                            Col("share of peak delivered", right=True),
                                             Col("")])
     for form, share in sorted(w.efficiency.items(), key=lambda kv: (-kv[1], kv[0])):
         t.add_row(form, fmt(share, "pct"), "chosen" if form in chosen else "")

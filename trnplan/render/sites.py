@@ -51,18 +51,27 @@ def _last(plan: Plan, title: str) -> str:
 
 def _deployments(plan: Plan) -> Grid:
     effective = plan.workload is not None
+    model = any(d.mfu is not None for s in plan.sites.values() for d in s.deployments)
     figures = ["units", "racks", "chips", "domains", "FP8"] + (["effective"] if effective else [])
+    figures += ["MFU", "goodput"] if model else []
+    stack: list[tuple[int, ...]] = [(0, 1), (2, 3), (4, 5), (6, 7), (8, 9)]
+    stack += [(10, 11)] if effective else [(10,)]
+    if model:
+        stack += [(12, 13)]
     t = Grid(
         _last(plan, "Deployments"),
         [Col(h) for h in ("site", "form", "cooling", "scale-up")]
         + [Col(h, right=True) for h in (*figures, "IT power", "capex")],
         keys=4,
-        stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8, 9)] + ([(10, 11)] if effective else [(10,)]),
+        stack=stack,
+        caption="effective = FP8 x efficiency (in brackets) = MFU x precision peak / FP8 peak x goodput"
+        if model else None,
     )
     for site_id, s in _sorted(plan.sites):
         for d in s.deployments:
             share = f"{fmt(d.effective_fp8_pflops, 'pflops')} ({fmt(d.efficiency, 'pct')})"
             extra = [share] if effective else []
+            extra += [fmt(d.mfu, "pct"), fmt(d.goodput, "pct")] if model else []
             t.add_row(
                 site_id, *_option(d),
                 fmt(d.units, "int"), fmt(d.racks, "int"), fmt(d.chips, "int"),

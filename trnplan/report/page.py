@@ -175,10 +175,15 @@ def _choices(plan: Plan) -> str:
     rows = []
     for site_id, site in sorted(plan.sites.items()):
         for d in site.deployments:
-            rows.append((site_id, d.key, site.scale_out.switch, f"{d.units:,}", f"{d.racks:,}",
-                         f"{d.chips:,}", plain(d.it_power_kw, 1), usd_text(d.capex_usd)))
+            row: tuple[str, ...] = (site_id, d.key, site.scale_out.switch, f"{d.units:,}", f"{d.racks:,}",
+                   f"{d.chips:,}", plain(d.it_power_kw, 1), usd_text(d.capex_usd))
+            if plan.workload is not None:
+                row += tuple("—" if v is None else f"{v:.1%}" for v in (d.efficiency, d.mfu, d.goodput))
+            rows.append(row)
     head = [("site", "id"), ("form / cooling / scale-up", "id"), ("scale-out", "id"), ("units", "n"),
             ("racks", "n"), ("chips", "n"), ("IT kW", "n"), ("capex", "n")]
+    if plan.workload is not None:
+        head += [("efficiency", "n"), ("MFU", "n"), ("goodput", "n")]
     return _table(head, rows)
 
 
