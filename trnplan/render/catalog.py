@@ -302,6 +302,9 @@ def _workloads_table(catalog: Catalog, workloads: dict[str, Any], mark: _Marks) 
         rules = [
             mark(f"{_rule_text(r)}: {fmt(r.value, 'pct')}", _estimated(w, "efficiency")) for r in w.efficiency
         ]
+        if w.job is not None:
+            lead = "else its job" if rules else "its job"
+            rules.append(f"{lead} ({w.job.kind}, {w.job.precision}): trnplan perf {wid}")
         probe = Scenario.model_construct(workload=wid)
         forms = [f"{f} {fmt(form_efficiency(catalog, probe, f), 'pct')}" for f in sorted(catalog.forms)
                  if option_efficiency(catalog, probe, f).fits]
