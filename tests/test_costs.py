@@ -393,3 +393,11 @@ def test_cooling_fixed_cost_network_on_the_same_cooling_is_charged_once() -> Non
     assert ev.sites["a"].cooling_used == ["liquid"]
     assert fit_outs(ev) == [("a", "liquid cooling fit-out, one-off", 1, 7000)]
     assert ev.totals.capex_usd == 169_000
+
+
+def test_crf_of_a_rate_too_small_to_compound_is_its_limit() -> None:
+    """(1 + 1e-320)^5 rounds to 1: the CRF is then 1/n, its limit at r = 0, not a division by zero (a
+    mutated plan file's cost_of_capital found it)."""
+    from trnplan.costs.rates import crf
+
+    assert crf(1e-320, 5.0) == 0.2 and crf(0.0, 5.0) == 0.2

@@ -26,10 +26,11 @@ class MoneyTerms(Protocol):
 
 
 def crf(rate: float, years: float) -> float:
-    """Capital recovery factor r(1+r)^n / ((1+r)^n - 1); 1/n when r = 0."""
-    if rate == 0:
-        return 1.0 / years
+    """Capital recovery factor r(1+r)^n / ((1+r)^n - 1); 1/n when r = 0 (its limit), and when r is so
+    small that (1+r)^n rounds to 1 (a plan file's 1e-320 would otherwise divide by zero)."""
     growth: float = (1 + rate) ** years
+    if rate == 0 or growth == 1:
+        return 1.0 / years
     return rate * growth / (growth - 1)
 
 
