@@ -80,7 +80,11 @@ def test_syntax_errors_are_located() -> None:
         "f.yaml:2:2: YAML syntax: expected ',' or ']', but got ':' "
         "(while parsing a flow sequence started at line 1)"
     ]
-    assert refusal("a: 1\n  b: 2\n") == ["f.yaml:2:4: YAML syntax: mapping values are not allowed here"]
+    assert refusal("a: 1\n  b: 2\n") == [
+        "f.yaml:2:3: YAML syntax: 'b' is 2 spaces right of 'a' on line 1, which holds a value, so YAML "
+        "reads it as more of that value: start it in column 1, as 'a' "
+        "(the parser: mapping values are not allowed here)"
+    ]
     assert refusal("a: 1\n---\nb: 2\n") == [
         "f.yaml:2:1: YAML syntax: expected a single document in the stream, but found another document"
     ]
@@ -332,3 +336,55 @@ def test_read_yaml_refuses_devices_and_folders_behind_links(tmp_path: Path) -> N
         with pytest.raises(SpecError) as info:
             read_yaml(tmp_path / name)
         assert [p.message for p in info.value.problems] == [message]
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "words"),
+    [
+        # one space too far: the key reads as more of the value above, not as "a second ':'"
+        (
+            "sites:\n  ohio:\n    it_power_mw: 40\n     rack_positions: 900\n    cooling: [air]\n",
+            "4:6",
+            "'rack_positions' is 1 space right of 'it_power_mw' on line 3, which holds a value, so YAML "
+            "reads it as more of that value: start it in column 5, as 'it_power_mw'",
+        ),
+        (
+            "forms:\n  f:\n    rack_bom:\n      - item: tray\n         qty: 18\n",
+            "5:10",
+            "'qty' is 1 space right of 'item' on line 4, which holds a value, so YAML reads it as more of "
+            "that value: start it in column 9, as 'item'",
+        ),
+        # one space short: between two mappings' columns
+        (
+            "sites:\n  ohio:\n    it_power_mw: 40\n    rack_positions: 900\n   cooling: [air]\n"
+            "    electricity_usd_per_kwh: 0.07\n",
+            "5:4",
+            "'cooling' is indented less than 'rack_positions' on line 4 (column 5) and more than 'ohio' on "
+            "line 2 (column 3), so it belongs with neither: start it in column 5, beside 'rack_positions', "
+            "or in column 3, beside 'ohio'",
+        ),
+        # dedented to the parent's column: the parser stops a line later; the key is named on its own line
+        (
+            "sites:\n  ohio:\n    it_power_mw: 40\n    rack_positions: 900\n  cooling: [air, liquid]\n"
+            "    electricity_usd_per_kwh: 0.07\n",
+            "5:3",
+            "'cooling' is indented less than the keys around it ('rack_positions' on line 4, "
+            "'electricity_usd_per_kwh' on line 6), which ends their mapping: start it in column 5, "
+            "as they do",
+        ),
+    ],
+)
+def test_a_key_indented_off_by_a_few_spaces_is_named_with_its_column(
+    text: str, where: str, words: str
+) -> None:
+    (problem,) = refusal(text)
+    assert problem.startswith(f"f.yaml:{where}: YAML syntax: {words} (the parser: "), problem
+    assert "second ':'" not in problem
+
+
+def test_a_real_second_colon_is_still_called_one() -> None:
+    from trnplan.specs.yaml_words import plain_syntax
+
+    (problem,) = refusal("chips:\n  x: 1\n  y: a: b\n")
+    assert problem.startswith("f.yaml:3:7: ")
+    assert "a second ':' on this line" in plain_syntax(problem.split(": ", 1)[1])

@@ -42,6 +42,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from trnplan.errors import KeyPath as KeyPath  # re-exported
 from trnplan.errors import Problem, SpecError
 from trnplan.specs.readfile import Unreadable, human_size, read_regular
+from trnplan.specs.yaml_words import PREFIX, misplaced_key
 from trnplan.specs.yamlgraph import Refused, compose, measure, node_mark, where
 
 MAX_BYTES = 4 * 1024 * 1024
@@ -307,7 +308,12 @@ def parse_yaml(
         raise fatal(exc.line, exc.col, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         line, col = _syntax_mark(exc)
-        raise fatal(line, col, "YAML syntax: " + _syntax_message(exc)) from None
+        original = _syntax_message(exc)
+        misplaced = misplaced_key(text, line, col, exc.problem or "") if exc.problem_mark else None
+        if misplaced is not None:
+            line, col, words = misplaced
+            raise fatal(line, col, f"{PREFIX}{words} (the parser: {original})") from None
+        raise fatal(line, col, PREFIX + original) from None
     except yaml.reader.ReaderError as exc:
         line, col = _line_col(text, exc.position)
         raise fatal(line, col, f"character U+{exc.character:04X} is not allowed in YAML text") from None
