@@ -505,3 +505,36 @@ def test_a_partial_entity_in_an_override_directory_says_why(tmp_path) -> None:
         load_specs([base, over])
     messages = [p.message for p in info.value.problems]
     assert any("replaces the entity of an earlier --specs directory" in m for m in messages)
+
+
+def test_an_unknown_scenario_with_default_specs_names_what_was_read_and_how_to_layer_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --specs, no ./specs: the bundled catalog is read. A folder beside it that defines the scenario
+    asked for is named, with the --specs that layers it over the catalog; in 80 columns."""
+    from tests.conftest import run
+    from trnplan.errors import EXIT_USAGE
+
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "scenarios.yaml").write_text(
+        "scenarios:\n  trn3-30k:\n    sites: [iad-air]\n    demand: {chips: 30000}\n    horizon_years: 5\n"
+        "    cost_of_capital: 0.08\n    utilization: 0.8\n    maintenance_rate: 0.03\n"
+    )
+    (tmp_path / "plans").mkdir()  # plan files are not specs
+    (tmp_path / "plans" / "x.yaml").write_text("scenarios: {}\n")
+    monkeypatch.chdir(tmp_path)
+    r = run("optimize", "trn3-30k", columns=80)
+    assert r.exit_code == EXIT_USAGE
+    assert r.stderr.splitlines() == [
+        "error: unknown scenario 'trn3-30k'; did you mean 'trn3-100k'?",
+        "trnplan read only the catalog bundled with it; mine/ defines 'trn3-30k'",
+        "to layer mine/ over it: --specs @catalog --specs mine/",
+    ]
+    r = run("optimize", "trn3-3k", "--specs", "@catalog", "--specs", "mine/")  # layered: no hint
+    assert r.stderr.splitlines() == ["error: unknown scenario 'trn3-3k'; did you mean 'trn3-30k'?"]
+    # with ./specs read, the folder read is named, and a folder that does not define it is still offered
+    shutil.copytree(bundled_specs_dir(), tmp_path / "specs")
+    (tmp_path / "mine" / "scenarios.yaml").write_text("sites: {}\n")
+    r = run("sweep", "trn3-30k", "--vary", "scenarios.trn3-30k.utilization=0.5,0.6")
+    assert "trnplan read only ./specs; mine/ holds specs too" in r.stderr
+    assert "to layer mine/ over it: --specs specs --specs mine/" in r.stderr

@@ -32,7 +32,6 @@ from trnplan.errors import (
     InfeasibleError,
     SolverError,
     UsageError,
-    did_you_mean,
 )
 
 if TYPE_CHECKING:
@@ -193,9 +192,9 @@ def _scenario_ids(catalog: Catalog, scenario: str | None) -> list[str]:
             raise UsageError("the specs define no scenarios")
         return ids
     if scenario not in catalog.scenarios:
-        hint = did_you_mean(scenario, catalog.scenarios)
-        known = "" if hint else f" (known: {', '.join(sorted(catalog.scenarios)) or 'none'})"
-        raise UsageError(f"unknown scenario '{scenario}'{hint}{known}")
+        from trnplan.specs.load import unknown_scenario  # lazy: the specs' loader is imported on use
+
+        raise UsageError(unknown_scenario(scenario, catalog))
     return [scenario]
 
 

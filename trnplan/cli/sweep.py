@@ -20,7 +20,7 @@ from trnplan.cli.common import (
     stderr_is_terminal,
     to_json,
 )
-from trnplan.errors import EXIT_INTERRUPTED, InputError, SpecError, UsageError, did_you_mean
+from trnplan.errors import EXIT_INTERRUPTED, InputError, SpecError, UsageError
 
 if TYPE_CHECKING:
     from trnplan.catalog import Catalog
@@ -107,7 +107,9 @@ def sweep(
     dirs = _worker_dirs(specs)
     catalog, base = _base(dirs, overrides or [])
     if scenario not in catalog.scenarios:
-        raise UsageError(f"unknown scenario '{scenario}'" + did_you_mean(scenario, catalog.scenarios))
+        from trnplan.specs.load import unknown_scenario
+
+        raise UsageError(unknown_scenario(scenario, catalog))
     from trnplan.catalog.digest import inputs_digest
 
     unused: list[str] | None = None

@@ -70,6 +70,79 @@ def unread_spec_files() -> list[str]:
         return []
 
 
+_SPEC_LINE = re.compile(rb"^(" + "|".join(KINDS).encode() + rb")\s*:", re.MULTILINE)
+
+
+def _holds_specs(folder: Path, limit: int = 64) -> list[Path]:
+    """The first spec files (a top-level key a spec collection) in `folder` and its sub-folders, sorted;
+    at most `limit` files are looked at, and only their first 64 KiB."""
+    found = []
+    for n, path in enumerate(sorted(p for s in SPEC_SUFFIXES for p in folder.rglob(f"*{s}"))):
+        if n >= limit:
+            break
+        try:
+            with path.open("rb") as handle:
+                if _SPEC_LINE.search(handle.read(65536)):
+                    found.append(path)
+        except OSError:
+            continue
+    return found
+
+
+def unread_spec_folders(read: Sequence[str]) -> list[tuple[str, list[Path]]]:
+    """The folders of the working directory that hold spec files but were not read (`read`: the catalog's
+    source names), each with those files; hidden folders and `plans/` are left out."""
+    folders = []
+    try:
+        for entry in sorted(Path(".").iterdir()):
+            if entry.name.startswith(".") or entry.name in SKIPPED_DIRS or not entry.is_dir():
+                continue
+            if source_name(entry) in read or entry.resolve() == bundled_specs_dir().resolve():
+                continue
+            files = _holds_specs(entry)
+            if files:
+                folders.append((f"{entry.name}/", files))
+    except OSError:
+        return folders
+    return folders
+
+
+def _mentions(files: list[Path], key: str) -> bool:
+    pattern = re.compile(rb"^\s+" + re.escape(key.encode()) + rb"\s*:", re.MULTILINE)
+    for path in files:
+        try:
+            with path.open("rb") as handle:
+                if pattern.search(handle.read(65536)):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def unknown_scenario(scenario_id: str, catalog: Catalog) -> str:
+    """`unknown scenario 'x'` with a did-you-mean (or the known ones), and, when the default specs were
+    read while folders of the working directory hold specs, which were read and how to layer one of the
+    others over them (the one that defines the scenario, if one does): `--specs @catalog --specs mine/`."""
+    hint = did_you_mean(scenario_id, catalog.scenarios)
+    known = "" if hint else f" (known: {', '.join(sorted(catalog.scenarios)) or 'none'})"
+    message = f"unknown scenario '{scenario_id}'{hint}{known}"
+    if not catalog.sources.default:
+        return message
+    folders = unread_spec_folders(catalog.sources.specs)
+    if not folders:
+        return message
+    read = catalog.sources.specs
+    what = "the catalog bundled with it" if read == (BUNDLED,) else " and ".join(f"./{r}" for r in read)
+    holding = [name for name, files in folders if _mentions(files, scenario_id)]
+    shown = holding[:1] or [name for name, _ in folders][:3]
+    if holding:
+        where = f"{shown[0]} defines '{scenario_id}'"
+    else:
+        where = f"{', '.join(shown)} hold{'s' if len(shown) == 1 else ''} specs too"
+    layers = " ".join(f"--specs {name}" for name in (*read, shown[0]))
+    return f"{message}\ntrnplan read only {what}; {where}\nto layer {shown[0]} over it: {layers}"
+
+
 def spec_dir(name: str | Path) -> Path:
     """The directory a `--specs` value names: `@catalog` is the bundled catalog, anything else a path."""
     return bundled_specs_dir() if str(name) == BUNDLED else Path(name)
@@ -372,6 +445,5 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
     """`sha256:` + hex digest of the canonical JSON of a scenario, its sites, and every chip, form, switch
     and cooling type, what a plan of it was computed from (`catalog.inputs_digest`: one formula)."""
     if scenario_id not in catalog.scenarios:
-        message = f"unknown scenario '{scenario_id}'" + did_you_mean(scenario_id, catalog.scenarios)
-        raise SpecError([Problem("scenarios", 0, 0, "", message)])
+        raise SpecError([Problem("scenarios", 0, 0, "", unknown_scenario(scenario_id, catalog))])
     return catalog_inputs_digest(catalog, scenario_id)
