@@ -538,3 +538,26 @@ def test_an_unknown_scenario_with_default_specs_names_what_was_read_and_how_to_l
     r = run("sweep", "trn3-30k", "--vary", "scenarios.trn3-30k.utilization=0.5,0.6")
     assert "trnplan read only ./specs; mine/ holds specs too" in r.stderr
     assert "to layer mine/ over it: --specs specs --specs mine/" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [
+        # 70 is a typical price per MWh, and 70 cents would be a dear one: both readings, with their values
+        (70, "this looks like USD/MWh typed into a USD/kWh field (0.07 USD/kWh) or cents typed into a USD "
+         "field (0.7 USD/kWh)"),
+        (150, "this looks like USD/MWh typed into a USD/kWh field (0.15 USD/kWh) or cents typed into a USD "
+         "field (1.5 USD/kWh)"),
+        (1000, "this looks like USD/MWh typed into a USD/kWh field"),
+        (5000, ""),
+    ],
+)
+def test_an_electricity_price_in_the_wrong_unit_names_every_reading_that_fits(
+    tmp_path: Path, value: float, hint: str
+) -> None:
+    specs = tiny_copy(tmp_path)
+    with pytest.raises(SpecError) as info:
+        load_specs([specs], [f"sites.iad-a.electricity_usd_per_kwh={value}"])
+    (problem,) = info.value.problems
+    words = f"{value} USD/kWh is outside the plausible range 0.001 to 2 USD/kWh"
+    assert problem.message == words + (f"; {hint}" if hint else "")

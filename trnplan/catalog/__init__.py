@@ -281,7 +281,15 @@ class Cooling(Provenance):
 PowerMw = Annotated[float, Plausible(0.01, 10000, "MW", _slips({1e-3: "kW typed into a MW field"}))]
 GridMw = Annotated[float, Plausible(0.01, 20000, "MW", _slips({1e-3: "kW typed into a MW field"}))]
 Positions = Annotated[int, Plausible(1, 1000000, "rack positions")]
-UsdPerKwh = Annotated[float, Plausible(0.001, 2, "USD/kWh", _slips({0.01: "cents typed into a USD field"}))]
+UsdPerKwh = Annotated[
+    float,
+    Plausible(
+        0.001,
+        2,
+        "USD/kWh",
+        _slips({0.001: "USD/MWh typed into a USD/kWh field", 0.01: "cents typed into a USD field"}),
+    ),
+]
 UsdPerKwMonth = Annotated[float, Plausible(0, 5000, "USD/kW-month")]
 if TYPE_CHECKING:  # what the checker sees; at run time each is `scheduled(...)`: a number or a schedule
     PowerMwOrSchedule = float | dict[str, float]

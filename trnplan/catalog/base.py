@@ -55,7 +55,8 @@ class Checked:
 class Plausible(Checked):
     """A number in [lo, hi] of `unit`; outside it, an error naming the likely unit slip.
 
-    `slips` maps a factor to a description: if value x factor lands in range, that slip is named.
+    `slips` maps a factor to a description: if value x factor lands in range, that slip is named (every
+    one that does, each with the value it would mean, when more than one does).
     """
 
     lo: float
@@ -73,11 +74,10 @@ class Plausible(Checked):
             )
         if lo <= value <= hi:
             return value
-        hint = ""
-        for factor, what in self.slips:
-            if value != 0 and lo <= value * factor <= hi:
-                hint = f"; this looks like {what}"
-                break
+        slips = [(factor, what) for factor, what in self.slips if value != 0 and lo <= value * factor <= hi]
+        if len(slips) > 1:  # more than one reading fits: each with the value it would mean
+            slips = [(factor, f"{what} ({value * factor:g} {unit})") for factor, what in slips]
+        hint = f"; this looks like {' or '.join(what for _, what in slips)}" if slips else ""
         raise ValueError(f"{value:g} {unit} is outside the plausible range {lo:g} to {hi:g} {unit}{hint}")
 
     def json_bounds(self) -> dict[str, float]:
