@@ -651,8 +651,8 @@ def test_min_domain_lever_names_the_largest_domain_and_what_then_fits() -> None:
     data["scenarios"]["s"]["min_domain_chips"] = 32
     err = infeasible(data)
     text = "\n".join(err.explanation)
-    assert ("min_domain_chips 32: liq16 has 16-chip domains; with min_domain_chips 16, at most 880 chips "
-            "fit: --set scenarios.s.min_domain_chips=16") in text, text
+    assert ("min_domain_chips 32: liq16 has 16-chip domains; nothing fits at 32, at most 880 chips at 16: "
+            "--set scenarios.s.min_domain_chips=16") in text, text
 
 
 def test_as_of_lever_names_what_a_later_month_brings() -> None:

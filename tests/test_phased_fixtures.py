@@ -160,3 +160,39 @@ def test_max_perf_over_periods_counts_pflop_years() -> None:
     assert plan.objective.unit == "FP8 PFLOP-years"
     assert plan.objective.value == pytest.approx(64.0)
     assert plan.totals.fp8_pflop_years == pytest.approx(64.0)
+
+
+def test_an_infeasible_phased_scenario_is_explained_period_by_period_in_order() -> None:
+    """Site a (45 kW, 3 positions) from 2026-01; site b (20 kW, air only) from 2026-07; 48 chips from
+    2026-01, 80 from 2026-07, min_domain_chips 16 (air8's 8-chip domains are out). What fits: at a, two
+    liq16 (36 kW; 2 racks + 1 network rack = 3 positions) = 32 chips; b takes no liq16 (no liquid). With
+    min_domain_chips 8, b adds two air8 (20 kW): 48. The shortfalls are listed by period, the same need
+    in consecutive periods once; each demand entry gets its own "at most N fit"; the domain lever says
+    what fits at 16 and at 8."""
+    from trnplan.errors import InfeasibleError
+
+    data = phased({"2026-01": {"chips": 48}, "2026-07": {"chips": 80}})
+    data["sites"]["a"].update({"it_power_mw": 0.045, "rack_positions": 3})
+    data["sites"]["b"] = {**data["sites"]["a"], "it_power_mw": {"2026-07": 0.02}, "cooling": ["air"]}
+    data["scenarios"]["s"].update(
+        {"sites": ["a", "b"], "periods": ["2026-01", "2026-04", "2026-07", "2026-10"], "min_domain_chips": 16}
+    )
+    with pytest.raises(InfeasibleError) as info:
+        plan_scenario(catalog_from_dict(data), "s", alternatives=0)
+    lines = info.value.explanation
+    capacity = lines[1 : lines.index("or")]
+    assert capacity == [
+        "  in 2026-01 to 2026-04 a rack positions: needs 1 position more (3 positions -> 4 positions)",
+        "  in 2026-01 to 2026-04 a IT power: needs 0.01 MW more (0.04 MW -> 0.05 MW)",
+        "  in 2026-07 to 2026-10 a rack positions: needs 3 positions more (3 positions -> 6 positions)",
+        "  in 2026-07 to 2026-10 a IT power: needs 0.04 MW more (0.04 MW -> 0.09 MW)",
+    ]
+    levers = lines[lines.index("levers in the scenario:") + 1 :]
+    assert levers == [
+        "  demand.2026-01.chips: in 2026-01 to 2026-04, at most 32 chips fit (the scenario asks for 48 "
+        "chips): --set scenarios.s.demand.2026-01.chips=32",
+        "  demand.2026-07.chips: in 2026-07 to 2026-10, at most 32 chips fit (the scenario asks for 80 "
+        "chips): --set scenarios.s.demand.2026-07.chips=32",
+        "  min_domain_chips 16: air8 has 8-chip domains; in 2026-10 at most 32 chips fit at 16, at most 48 "
+        "chips at 8: --set scenarios.s.min_domain_chips=8",
+    ]

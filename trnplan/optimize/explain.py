@@ -11,6 +11,8 @@ later `as_of` or a smaller `min_domain_chips` would allow. Every solve shares th
 
 from __future__ import annotations
 
+import re
+
 from trnplan.catalog import Catalog
 from trnplan.costs import scale_out_switches
 from trnplan.optimize.build import build_model
@@ -52,7 +54,38 @@ def _slack_lines(model: Model) -> list[str]:
                 f"{slack.label}: needs {_fmt(amount, slack.unit)} more "
                 f"({_fmt(now, slack.unit)} -> {_fmt(now + amount, slack.unit)})"
             )
-    return lines
+    return _in_period_order(lines, [pm.period.start for pm in model.periods] if model.multi else [])
+
+
+_WHEN = re.compile(r"in (\d{4}-\d{2}) (.*)", re.DOTALL)
+
+
+def _in_period_order(lines: list[str], periods: list[str]) -> list[str]:
+    """Lines of a model with periods in the periods' order (stable within one), one line for the same
+    need in consecutive periods: `in 2027-07 to 2028-01 ohio IT power: needs ...`."""
+    months: dict[str, list[str]] = {}
+    order: dict[str, int] = {}
+    for n, line in enumerate(lines):
+        match = _WHEN.fullmatch(line)
+        if match is None or match.group(1) not in periods:
+            months.setdefault(line, [])
+            order.setdefault(line, n)
+            continue
+        months.setdefault(match.group(2), []).append(match.group(1))
+        order.setdefault(match.group(2), n)
+    runs: list[tuple[int, int, str]] = []
+    for text, seen in months.items():
+        if not seen:
+            runs.append((-1, order[text], text))
+            continue
+        at = sorted(periods.index(month) for month in seen)
+        start = at[0]
+        for prev, here in zip(at, [*at[1:], None], strict=True):
+            if here is None or here != prev + 1:
+                span = periods[start] if start == prev else f"{periods[start]} to {periods[prev]}"
+                runs.append((start, order[text], f"in {span} {text}"))
+                start = here if here is not None else start
+    return [text for _, _, text in sorted(runs)]
 
 
 def _unlock_lines(model: Model) -> list[str]:

@@ -59,10 +59,11 @@ def _with(catalog: Catalog, scenario_id: str, **update: object) -> Catalog:
 
 
 def most_that_fits(
-    catalog: Catalog, scenario_id: str, key: str, solver: str, deadline: Deadline
+    catalog: Catalog, scenario_id: str, key: str, solver: str, deadline: Deadline, period: int = -1
 ) -> float | None:
-    """The most chips (fp8_pflops, hbm_tb) any plan of the scenario holds within its limits, demand aside;
-    None when that could not be settled in the time left."""
+    """The most chips (fp8_pflops, hbm_tb) any plan of the scenario holds within its limits, demand aside,
+    installed in its `period` (an index of its periods; the last by default); None when that could not
+    be settled in the time left."""
     if deadline.expired:
         return None
     model = build_model(catalog, scenario_id)
@@ -70,13 +71,31 @@ def most_that_fits(
         if row.name.startswith("demand_") and "at_most" not in row.name:
             row.changeRHS(0.0)  # demand >= 0: dropped
     model.prob.sense = pulp.LpMaximize
+    sites = model.periods[period].sites
     model.prob.setObjective(
-        lin((v, getattr(o, key)) for sm in model.sites for v, o in zip(sm.n, sm.options, strict=True))
+        lin((v, getattr(o, key)) for sm in sites for v, o in zip(sm.n, sm.options, strict=True))
     )
     result = solve(model.prob, solver, deadline.remaining())
     if result.status.value != "optimal":
         return 0.0 if result.status.value == "infeasible" else None
     return max(0.0, float(pulp.value(model.prob.objective) or 0.0))
+
+
+class _Fits:
+    """`most_that_fits` of variants of one scenario (its `min_domain_chips`, `as_of`), each solved once."""
+
+    def __init__(self, catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline):
+        self.catalog, self.scenario_id, self.solver, self.deadline = catalog, scenario_id, solver, deadline
+        self.known: dict[tuple[str, int, tuple[tuple[str, object], ...]], float | None] = {}
+
+    def __call__(self, key: str, period: int = -1, update: dict[str, object] | None = None) -> float | None:
+        update = update or {}
+        at = (key, period, tuple(sorted(update.items())))
+        if at not in self.known:
+            catalog = _with(self.catalog, self.scenario_id, **update) if update else self.catalog
+            args = (catalog, self.scenario_id, key, self.solver, self.deadline, period)
+            self.known[at] = most_that_fits(*args)
+        return self.known[at]
 
 
 def _amount(value: float, key: str, unit: str) -> str:
@@ -89,16 +108,16 @@ def _set_value(value: float, key: str) -> str:
     return str(math.floor(value + 1e-6)) if key == "chips" else f"{math.floor(value * 10 + 1e-6) / 10:g}"
 
 
-def _demand_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> list[str]:
+def _demand_lines(catalog: Catalog, scenario_id: str, fits: _Fits) -> list[str]:
     scenario = catalog.scenarios[scenario_id]
     if scenario.periods is not None:
-        return []  # demand by month: the elastic explanation names each period's shortfall
+        return _period_demand_lines(scenario, scenario_id, fits)
     lines = []
     for key, unit in DEMANDS:
         need = getattr(scenario.demand, key)
         if need is None:
             continue
-        most = most_that_fits(catalog, scenario_id, key, solver, deadline)
+        most = fits(key)
         if most is None:
             continue
         asked = _amount(need, key, unit)
@@ -112,12 +131,44 @@ def _demand_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: Dea
     return lines
 
 
-def _fits_text(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> str:
+def _period_demand_lines(scenario: Scenario, scenario_id: str, fits: _Fits) -> list[str]:
+    """Per demand entry (the periods it holds for, in order): the most that fits in the tightest of them,
+    when that is less than the entry asks; `--set` lowers that entry."""
+    starts = list(scenario.periods or ())
+    entries = sorted(scenario.demand_by_month)
+    lines = []
+    for key, unit in DEMANDS:
+        for n, month in enumerate(entries):
+            need = getattr(scenario.demand_by_month[month], key)
+            if need is None:
+                continue
+            until = entries[n + 1] if n + 1 < len(entries) else None
+            held = [i for i, s in enumerate(starts) if s >= month and (until is None or s < until)]
+            mosts = [(most, starts[i]) for i in held if (most := fits(key, period=i)) is not None]
+            if not mosts:
+                continue
+            most, tightest = min(mosts)
+            if most >= need * (1 - 1e-9):
+                continue
+            span = f"in {starts[held[0]]}" + (f" to {starts[held[-1]]}" if len(held) > 1 else "")
+            where = f" (tightest in {tightest})" if tightest != starts[held[0]] else ""
+            asked = _amount(need, key, unit)
+            if most <= 0:
+                lines.append(f"demand.{month}.{key}: {span}, nothing fits (the scenario asks for {asked})")
+                continue
+            lines.append(
+                f"demand.{month}.{key}: {span}, at most {_amount(most, key, unit)} fit{where} (the scenario "
+                f"asks for {asked}): "
+                f"--set scenarios.{scenario_id}.demand.{month}.{key}={_set_value(most, key)}"
+            )
+    return lines
+
+
+def _fits_text(scenario: Scenario, fits: _Fits, update: dict[str, object]) -> str:
     """', at most N chips fit' under a variant of the scenario (the first demand given); '' if unknown."""
-    scenario = catalog.scenarios[scenario_id]
     for key, unit in DEMANDS:
         if getattr(scenario.demand, key) is not None:
-            most = most_that_fits(catalog, scenario_id, key, solver, deadline)
+            most = fits(key, update=update)
             if most is None:
                 return ""
             return f", at most {_amount(most, key, unit)} fit" if most > 0 else ", still nothing fits"
@@ -143,21 +194,31 @@ def _late(catalog: Catalog, scenario: Scenario) -> dict[str, str]:
     return late
 
 
-def _as_of_line(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> list[str]:
+def _as_of_line(catalog: Catalog, scenario_id: str, fits: _Fits) -> list[str]:
     scenario = catalog.scenarios[scenario_id]
     late = _late(catalog, scenario) if scenario.as_of is not None else {}
     if not late:
         return []
     month = max(late.values())
     named = ", ".join(f"{k} ({m})" for k, m in sorted(late.items(), key=lambda kv: (kv[1], kv[0])))
-    fits = _fits_text(_with(catalog, scenario_id, as_of=month), scenario_id, solver, deadline)
     return [
-        f"as_of {scenario.as_of}: not yet available: {named}; with as_of {month}{fits}: "
-        f"--set scenarios.{scenario_id}.as_of={month}"
+        f"as_of {scenario.as_of}: not yet available: {named}; with as_of {month}"
+        f"{_fits_text(scenario, fits, {'as_of': month})}: --set scenarios.{scenario_id}.as_of={month}"
     ]
 
 
-def _domain_line(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> list[str]:
+def _fit_at(scenario: Scenario, fits: _Fits, update: dict[str, object] | None = None) -> str | None:
+    """'at most N chips' (or 'nothing') fit under a variant, in the last period; None if not known."""
+    for key, unit in DEMANDS:
+        if getattr(scenario.demand, key) is not None:
+            most = fits(key, update=update)
+            if most is None:
+                return None
+            return f"at most {_amount(most, key, unit)}" if most > 0 else "nothing"
+    return None
+
+
+def _domain_line(catalog: Catalog, scenario_id: str, fits: _Fits) -> list[str]:
     scenario = catalog.scenarios[scenario_id]
     smaller = [
         (f.domain_chips, fid)
@@ -169,18 +230,21 @@ def _domain_line(catalog: Catalog, scenario_id: str, solver: str, deadline: Dead
     if not smaller:
         return []
     largest, form_id = max(smaller)
-    fits = _fits_text(_with(catalog, scenario_id, min_domain_chips=largest), scenario_id, solver, deadline)
-    return [
-        f"min_domain_chips {scenario.min_domain_chips:,}: {form_id} has {largest:,}-chip domains; with "
-        f"min_domain_chips {largest:,}{fits}: --set scenarios.{scenario_id}.min_domain_chips={largest}"
-    ]
+    now = scenario.min_domain_chips
+    line = f"min_domain_chips {now:,}: {form_id} has {largest:,}-chip domains"
+    then, later = _fit_at(scenario, fits), _fit_at(scenario, fits, {'min_domain_chips': largest})
+    if then is not None and later is not None:
+        when = f"in {scenario.periods[-1]} " if scenario.periods else ""
+        line += f"; {when}{then} fit{'s' if then == 'nothing' else ''} at {now:,}, {later} at {largest:,}"
+    return [f"{line}: --set scenarios.{scenario_id}.min_domain_chips={largest}"]
 
 
 def lever_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline) -> list[str]:
     """'levers in the scenario:' and what each would do, or [] when none applies (or time ran out)."""
+    fits = _Fits(catalog, scenario_id, solver, deadline)
     levers = (
-        _demand_lines(catalog, scenario_id, solver, deadline)
-        + _as_of_line(catalog, scenario_id, solver, deadline)
-        + _domain_line(catalog, scenario_id, solver, deadline)
+        _demand_lines(catalog, scenario_id, fits)
+        + _as_of_line(catalog, scenario_id, fits)
+        + _domain_line(catalog, scenario_id, fits)
     )
     return ["levers in the scenario:"] + [f"  {line}" for line in levers] if levers else []
