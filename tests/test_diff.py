@@ -541,3 +541,81 @@ def test_diff_help_says_rev_path_is_git_and_how_to_name_a_file_with_a_colon() ->
     text = " ".join(result.stdout.split())
     assert "REV:path is always read from git, even if a file of that name exists" in text
     assert "with ./ (./odd:name.yaml)" in text
+
+
+# --- phased diffs: a change once, inputs with their base values, readable deployment fields ----------
+
+
+def _phased_world(tmp_path: Path, first_chips: int) -> Path:
+    """The testkit's one-site world over four half-year periods, `first_chips` from 2026-01 and 48 from
+    2027-01 (liq16: 16 chips a rack)."""
+    import yaml
+
+    from trnplan.testkit.builders import base_specs
+
+    data = base_specs()
+    data["scenarios"]["s"].update(
+        {
+            "periods": ["2026-01", "2026-07", "2027-01", "2027-07"],
+            "horizon_years": 2,
+            "demand": {"2026-01": {"chips": first_chips}, "2027-01": {"chips": 48}},
+        }
+    )
+    folder = tmp_path / f"specs-{first_chips}"
+    folder.mkdir()
+    (folder / "world.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return folder
+
+
+def _planned(specs: Path, *overrides: str) -> Plan:
+    from trnplan.plan import plan_scenario
+    from trnplan.specs.load import load_specs
+
+    return plan_scenario(load_specs([specs], list(overrides)), "s", alternatives=0)
+
+
+def test_a_phased_diff_lists_a_cumulative_change_once_where_it_starts(tmp_path: Path) -> None:
+    """Head buys a second liq16 in 2026-01 (32 chips instead of 16), so its installed base is one unit
+    larger in every later period, where both bought the same: the change is listed in 2026-01 only (and in
+    2027-01, where head bought one unit fewer to reach 48)."""
+    base = _planned(_phased_world(tmp_path, 16))
+    head = _planned(_phased_world(tmp_path, 32))
+    d = diff_plans(base, head)
+    assert d.periods is not None
+    listed = [(p.start, o.key, o.old_units, o.new_units, o.old_bought, o.new_bought)
+              for p in d.periods.periods for o in p.options]
+    assert listed == [
+        ("2026-01", "liq16/liquid/up", 1, 2, 1, 2),
+        ("2027-01", "liq16/liquid/up", 3, 3, 2, 1),
+    ]
+    assert [p.start for p in d.periods.periods if p.changed] == ["2026-01", "2026-07", "2027-01"]
+    md = diff_to_markdown(d).splitlines()
+    rows = [line.split(" | ")[0] for line in md if "| liq16/liquid/up |" in line]
+    assert rows == ["| 2026-01", "| 2027-01"]
+
+
+def test_an_override_on_one_side_shows_the_value_it_replaced(tmp_path: Path) -> None:
+    """head re-planned with `--set` of a figure the specs state (0.1 $/kWh) and of one they leave out
+    (max_rack_kw): the first reads `0.1` → `0.2`, the second — → `50`."""
+    specs = _phased_world(tmp_path, 16)
+    base = _planned(specs)
+    head = _planned(specs, "sites.a.electricity_usd_per_kwh=0.2", "sites.a.max_rack_kw=50")
+    assert head.inputs is not None and head.inputs.replaced == {"sites.a.electricity_usd_per_kwh": "0.1"}
+    md = diff_to_markdown(diff_plans(base, head))
+    assert "- `--set sites.a.electricity_usd_per_kwh`: `0.1` → `0.2`" in md
+    assert "- `--set sites.a.max_rack_kw`: — → `50`" in md
+    back = diff_to_markdown(diff_plans(head, base))  # the other way round: the value comes back
+    assert "- `--set sites.a.electricity_usd_per_kwh`: `0.2` → `0.1`" in back
+    assert "- `--set sites.a.max_rack_kw`: `50` → —" in back
+
+
+def test_a_deployment_change_reads_in_words_not_field_names(tmp_path: Path) -> None:
+    from test_render_tables import printed
+
+    from trnplan.render import render_diff
+
+    d = diff_plans(_planned(_phased_world(tmp_path, 16)), _planned(_phased_world(tmp_path, 64)))
+    for width in (80, 120):
+        text = printed(render_diff(d), width)
+        assert "IT power" in text and "capex" in text
+        assert "it_power_kw" not in text and "capex_usd" not in text

@@ -62,7 +62,9 @@ def test_a_what_if_with_out_is_written_and_records_its_inputs(world: Path) -> No
     assert plan.inputs is not None
     assert (plan.inputs.specs, plan.inputs.overrides) == ([], ["chips.x.unit_usd=9000"])
     written = yaml.safe_load((world / "what-if.yaml").read_text())["inputs"]
-    assert written == {"overrides": ["chips.x.unit_usd=9000"], "specs": []}  # the default specs: no folders
+    assert written == {  # the default specs: no folders; and what the override replaced
+        "overrides": ["chips.x.unit_usd=9000"], "specs": [], "replaced": {"chips.x.unit_usd": "10000"}
+    }
     assert not (world / "plans").exists()
 
 
@@ -119,10 +121,10 @@ def test_diff_shows_the_inputs_that_changed(what_if_pair: tuple[str, str]) -> No
     assert "--set chips.x.unit_usd" in table.stdout and "9000" in table.stdout
     md = run("diff", base, head, "--format", "markdown").stdout
     assert "**Inputs changed:**" in md
-    assert "- `--set chips.x.unit_usd`: — → `9000`" in md
-    assert "- `--set sites.a.it_power_mw`: — → `2`" in md
+    assert "- `--set chips.x.unit_usd`: `10000` → `9000`" in md  # the base value, from what head replaced
+    assert "- `--set sites.a.it_power_mw`: `1` → `2`" in md
     data = json.loads(run("diff", base, head, "--format", "json").stdout)
-    assert {"name": "--set chips.x.unit_usd", "old": None, "new": "9000"} in data["inputs"]
+    assert {"name": "--set chips.x.unit_usd", "old": "10000", "new": "9000"} in data["inputs"]
     assert "specs" not in {row["name"] for row in data["inputs"]}  # both from the default specs
     assert "`specs`" not in md
     assert json.loads(run("diff", base, base, "--format", "json").stdout)["inputs"] == []
@@ -495,7 +497,7 @@ def test_the_pr_comment_shows_what_input_changed(shipped_pair) -> None:
     d = diff_plans(base, head, "main:plans/trn3-100k.yaml", "plans/trn3-100k.yaml (re-planned)")
     body = comment_body([ScenarioDiff("trn3-100k.yaml", d, True, True)], "main")
     assert "**Inputs changed:**" in body
-    assert "- `--set sites.ind-new.rack_positions`: — → `1400`" in body
+    assert "- `--set sites.ind-new.rack_positions`: `1000` → `1400`" in body
 
 
 # --- YAML syntax errors in plain words ---------------------------------------------------------------

@@ -431,12 +431,13 @@ class Origin:
 @dataclass(frozen=True)
 class Sources:
     """Where a catalog came from: its spec directories (relative paths, `@catalog` for the bundled one)
-    and its `--set` overrides; `default` when the directories were the default ones
-    (`load.default_spec_dirs`)."""
+    and its `--set` overrides (with the values they replaced, where the specs had one); `default` when the
+    directories were the default ones (`load.default_spec_dirs`)."""
 
     specs: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
     default: bool = True
+    replaced: tuple[tuple[str, str], ...] = ()  # each `--set` PATH -> the value the specs had there
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 
 from trnplan.diff.attribution import attribution
 from trnplan.diff.model import (
@@ -249,7 +250,23 @@ def _periods(base: Plan, head: Plan) -> PeriodsDiff | None:
     head_many = head.periods is not None or _is_empty(head)
     kind: Kind = "phased" if base_many and head_many else "gained" if head_many else "lost"
     periods = [_period(start, old.get(start), new.get(start)) for start in sorted(set(old) | set(new))]
+    if kind == "phased" and sorted(old) == sorted(new):
+        periods = _where_changes_start(periods)
     return PeriodsDiff(kind, sorted(old), sorted(new), periods)
+
+
+def _where_changes_start(periods: list[PeriodDelta]) -> list[PeriodDelta]:
+    """Each change once, in the period where it starts: an option in a period where both plans bought the
+    same (its installed units differ only by what earlier periods bought, which those periods list), a
+    fabric figure whose base and head are the same pair as the period before."""
+    out = []
+    before: dict[tuple[str, str], tuple[str | None, str | None]] = {}
+    for period in periods:
+        options = [o for o in period.options if o.old_bought != o.new_bought]
+        fabric = [f for f in period.fabric if before.get((f.site, f.field)) != (f.old, f.new)]
+        before = {(f.site, f.field): (f.old, f.new) for f in period.fabric}
+        out.append(replace(period, options=options, fabric=fabric))
+    return out
 
 
 # --- the diff ---------------------------------------------------------------------------------------
@@ -266,11 +283,21 @@ def _input_values(inputs: Inputs | None) -> dict[str, str]:
     return values
 
 
+def _replaced(inputs: Inputs | None) -> dict[str, str]:
+    """`--set PATH` -> the value the specs had where an override of the plan replaced one."""
+    return {f"--set {path}": value for path, value in ((inputs.replaced or {}) if inputs else {}).items()}
+
+
 def _inputs(base: Plan, head: Plan) -> list[InputChange]:
-    """What the two plans were computed from, where it differs (nothing when a side does not exist)."""
+    """What the two plans were computed from, where it differs (nothing when a side does not exist). A
+    `--set` on one side only is compared with the value it replaced (what the other side's specs say,
+    when both read the same specs); None where the specs had none."""
     if _is_empty(base) or _is_empty(head):
         return []
     old, new = _input_values(base.inputs), _input_values(head.inputs)
+    if old["specs"] == new["specs"]:
+        old = {**_replaced(head.inputs), **old}
+        new = {**_replaced(base.inputs), **new}
     names = ["specs"] + sorted((set(old) | set(new)) - {"specs"})
     return [InputChange(n, old.get(n), new.get(n)) for n in names if old.get(n) != new.get(n)]
 

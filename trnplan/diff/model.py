@@ -46,6 +46,9 @@ METRIC_ALIASES = {
 }
 CHOICE_FIELDS = ("form", "cooling", "scale_up_switch", "scale_out_switch")
 DEPLOYMENT_FIELDS = ("units", "racks", "chips", "it_power_kw", "capex_usd")
+DEPLOYMENT_LABELS = {"units": "units", "racks": "racks", "chips": "chips", "it_power_kw": "IT power",
+                     "capex_usd": "capex"}
+"""How a deployment's compared figures read in a diff (the Markdown's column heads say the same)."""
 OPEX_CATEGORIES = tuple(name.removesuffix("_usd_per_year") for name in OPEX_FIGURES)
 """The TCO attribution's opex categories (energy, colocation): the cost model's, by their short names."""
 
@@ -225,7 +228,8 @@ class PeriodsDiff:
                        f"head {_span(self.head_starts)}")
         if self.base_starts and self.head_starts and self.different:
             out.append("choices and deployments compare the last period's installed base; BOM lines, each "
-                       "line's purchases over the window")
+                       "line's purchases over the window; each period lists what changed in it, a change "
+                       "once, where it starts (what installed units carry on is not listed again)")
         return out
 
 

@@ -156,20 +156,24 @@ class Economics(Part):
 class Inputs(Part):
     """What a plan was computed from besides the specs' content (which `inputs_digest` covers): the spec
     directories in layering order (paths relative to where trnplan ran, `@catalog` for the bundled catalog)
-    and the `--set` overrides, as typed. The default specs (no `--specs`, or the folder the default rule
-    picks) are recorded as no directories, as a plan of them with no overrides leaves the part out, so
-    `diff` never shows a change of specs between two plans of the same default."""
+    and the `--set` overrides, as typed, with the values they replaced (so a diff can say `0.05 -> 0.10`).
+    The default specs (no `--specs`, or the folder the default rule picks) are recorded as no directories,
+    as a plan of them with no overrides leaves the part out, so `diff` never shows a change of specs
+    between two plans of the same default."""
 
     specs: list[str] = []
     overrides: list[str] = []
+    replaced: dict[str, str] | None = None  # `--set` PATH -> the value the specs had there, as YAML text
 
     @classmethod
     def of(cls, sources: Any) -> Inputs | None:
-        """The part for a catalog's `Sources` (`specs`, `overrides`, `default`); None for the defaults."""
+        """The part for a catalog's `Sources` (`specs`, `overrides`, `default`, `replaced`); None for the
+        defaults."""
         if sources is None or (sources.default and not sources.overrides):
             return None
         specs = [] if sources.default else list(sources.specs)
-        return cls(specs=specs, overrides=list(sources.overrides))
+        replaced = dict(getattr(sources, "replaced", ())) or None
+        return cls(specs=specs, overrides=list(sources.overrides), replaced=replaced)
 
 
 class WorkloadPart(Part):

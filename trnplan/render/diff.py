@@ -136,18 +136,21 @@ def _choices(d: PlanDiff) -> Grid:
 
 
 def _deployments(d: PlanDiff) -> Grid:
+    from trnplan.diff.model import DEPLOYMENT_LABELS
+
     t = Grid("Deployments", [Col(""), Col("site"), Col("form/cooling/scale-up"),
                              Col("base -> head", wrap=True, min_width=30)],
              keys=3, stack=[(0,), (1, 2), (3,)], caption="+ added, - removed, ~ changed")
     for dep in d.deployments:
         changes = []
         for name, (old, new) in dep.fields.items():
+            label = DEPLOYMENT_LABELS.get(name, name)
             if dep.sign == "+":
-                changes.append(f"{name} {_field(name, new)}")
+                changes.append(f"{label} {_field(name, new)}")
             elif dep.sign == "-":
-                changes.append(f"{name} {_field(name, old)}")
+                changes.append(f"{label} {_field(name, old)}")
             else:
-                changes.append(f"{name} {_field(name, old)} -> {_field(name, new)}")
+                changes.append(f"{label} {_field(name, old)} -> {_field(name, new)}")
         sign = Text(dep.sign, style=SIGN_STYLE.get(dep.sign, ""))
         t.add_row(sign, dep.site, dep.key, ", ".join(changes))
     return t

@@ -159,10 +159,12 @@ def source_name(path: Path) -> str:
         return str(path)
 
 
-def _sources(dirs: Sequence[str | Path] | None, roots: list[Path], overrides: Sequence[str]) -> Sources:
+def _sources(
+    dirs: Sequence[str | Path] | None, roots: list[Path], overrides: Sequence[str], replaced: dict[str, str]
+) -> Sources:
     names = tuple(source_name(root) for root in roots)
     default = dirs is None or names == tuple(source_name(d) for d in default_spec_dirs())
-    return Sources(names, tuple(overrides), default)
+    return Sources(names, tuple(overrides), default, tuple(sorted(replaced.items())))
 
 
 def _display(path: Path) -> str:
@@ -426,8 +428,13 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
     roots = _roots(dirs)
     problems: list[Problem] = []
     layers = _layer(roots, problems)
+    replaced: dict[str, str] = {}
     for index, text in enumerate(overrides):
-        problems.extend(apply_override(index, text, layers.merged))
+        found, before = apply_override(index, text, layers.merged)
+        problems.extend(found)
+        path = text.partition("=")[0].strip()
+        if before is not None and path not in replaced:
+            replaced[path] = before
     models = _validate_all(layers, problems)
     problems.extend(_ranges_off(models, layers.merged))
     if layers.complete:  # with a file unreadable, an "unknown" reference may just live in that file
@@ -438,7 +445,7 @@ def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str
         raise SpecError(replace(p, message=plain_syntax(p.message)) for p in problems)
     if isinstance(dirs, str | Path):
         dirs = [dirs]
-    return _catalog(models, layers.merged, _sources(dirs, roots, overrides))
+    return _catalog(models, layers.merged, _sources(dirs, roots, overrides, replaced))
 
 
 def inputs_digest(catalog: Catalog, scenario_id: str) -> str:

@@ -110,11 +110,15 @@ def _list_index(node: list[Any], segment: str, col: int, at: KeyPath, rel: KeyPa
     return int(segment)
 
 
-def _place(entity: RawEntity, rest: list[str], starts: list[int], value: Any) -> tuple[Any, KeyPath]:
-    """A copy of the entity's data with `value` at `rest` (empty mappings made on the way), and the key path
-    it went to; the entity itself is left as it was."""
+_ABSENT = object()
+"""What an override replaced where the specs had nothing."""
+
+
+def _place(entity: RawEntity, rest: list[str], starts: list[int], value: Any) -> tuple[Any, KeyPath, Any]:
+    """A copy of the entity's data with `value` at `rest` (empty mappings made on the way), the key path
+    it went to, and what was there before (`_ABSENT` when nothing was); the entity is left as it was."""
     if not rest:
-        return value, ()
+        return value, (), entity.data
     data = copy.deepcopy(entity.data)
     if data is None:
         data = {}
@@ -134,8 +138,9 @@ def _place(entity: RawEntity, rest: list[str], starts: list[int], value: Any) ->
             key, j = _list_index(node, rest[i], starts[i], entity.path, rel), i + 1
         rel = rel + (key,)
         if j == len(rest):
+            before = node.get(key, _ABSENT) if isinstance(node, dict) else node[key]
             node[key] = value
-            return data, rel
+            return data, rel, before
         child = node.get(key) if isinstance(node, dict) else node[key]
         if child is None:
             child = node[key] = {}
@@ -161,9 +166,9 @@ def _commit(entity: RawEntity, data: Any, rel: KeyPath, doc: YamlDoc, line: int,
         entity.origin = (SET_FILE, line, value_col)
 
 
-def _apply(line: int, text: str, entities: Entities) -> list[Problem]:
-    """Apply the override `text` of `--set` line `line`; returns the problems of its VALUE, raises
-    `_Refusal` for one in its PATH."""
+def _apply(line: int, text: str, entities: Entities) -> tuple[list[Problem], Any]:
+    """Apply the override `text` of `--set` line `line`; returns the problems of its VALUE and what it
+    replaced (`_ABSENT`: nothing), raises `_Refusal` for a problem in its PATH."""
     path_text, eq, value_text = text.partition("=")
     if not eq or not path_text.strip():
         raise _Refusal(1, (), f"expected PATH=VALUE (e.g. sites.iad-a.it_power_mw=40), got {text!r}")
@@ -175,16 +180,33 @@ def _apply(line: int, text: str, entities: Entities) -> list[Problem]:
     doc, found = _parse_value(value_text)
     if doc is None:
         where = dotted(entity.path + tuple(rest))
-        return [Problem(SET_FILE, line, value_col + max(p.col, 1) - 1, where, p.message) for p in found]
-    data, rel = _place(entity, rest, path.starts[end:], doc.data)
+        problems = [Problem(SET_FILE, line, value_col + max(p.col, 1) - 1, where, p.message) for p in found]
+        return problems, _ABSENT
+    data, rel, before = _place(entity, rest, path.starts[end:], doc.data)
     _commit(entity, data, rel, doc, line, value_col)
-    return []
+    return [], before
 
 
-def apply_override(index: int, text: str, entities: Entities) -> list[Problem]:
-    """Apply one `--set PATH=VALUE` to the merged entities; problems are located at `--set:N:col`."""
+def value_text(value: Any) -> str:
+    """A spec value as one line of YAML flow text, as a `--set` VALUE would write it: `0.05`,
+    `{2026-01: 20, 2027-01: 40}`, `[air, liquid]`."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def apply_override(index: int, text: str, entities: Entities) -> tuple[list[Problem], str | None]:
+    """Apply one `--set PATH=VALUE` to the merged entities: the problems (located at `--set:N:col`) and
+    the value it replaced as text (`value_text`; None where the specs had none)."""
     line = index + 1
     try:
-        return _apply(line, text, entities)
+        problems, before = _apply(line, text, entities)
     except _Refusal as refusal:
-        return [Problem(SET_FILE, line, refusal.col, dotted(refusal.path), refusal.message)]
+        return [Problem(SET_FILE, line, refusal.col, dotted(refusal.path), refusal.message)], None
+    return problems, None if before is _ABSENT or problems else value_text(before)
