@@ -130,3 +130,71 @@ def test_a_hall_that_shrinks_below_what_is_installed_is_explained(tmp_path: Path
         plan_scenario(catalog, "ramp-3", alternatives=0)
     text = "\n".join(info.value.explanation)
     assert "in 2027-01 ramp-a IT power" in text, text
+
+
+# --- demand ramps -------------------------------------------------------------------------------------
+
+RAMP = "    demand: {from: 2026-01, to: 2027-01, chips: [1000, 6000], step: linear}\n"
+BY_MONTH = (
+    "    demand:\n      2026-01: {chips: 1000}\n      2026-07: {chips: 3000}\n      2027-01: {chips: 6000}\n"
+)
+
+
+def test_a_ramp_expands_to_demand_by_month_exactly(tmp_path: Path) -> None:
+    """From 1,000 chips in 2026-01 to 6,000 in 2027-01 over 12 quarters... here 3 periods: 2026-07 is 6 of
+    the 12 months, 1,000 + 5,000 x 6 / 12 = 3,500. Over quarters from 2026-01 to 2028-10 (33 months) from
+    6,000 to 30,000: 2026-04 asks 6,000 + 24,000 x 3 / 33 = 8,181.8..., rounded up to 8,182; PFLOPS round
+    up to 0.001. The ramp's scenario digests as the same figures written month by month."""
+    from trnplan.catalog import inputs_digest
+    from trnplan.catalog.scenario import DemandRamp
+
+    ramped = load_specs(["@catalog", str(layer(tmp_path / "r", BY_MONTH, RAMP))])
+    scenario = ramped.scenarios["ramp-3"]
+    assert scenario.ramped
+    assert {m: d.chips for m, d in scenario.demand_by_month.items()} == {
+        "2026-01": 1000, "2026-07": 3500, "2027-01": 6000
+    }
+    written = BY_MONTH.replace("3000", "3500")
+    by_month = load_specs(["@catalog", str(layer(tmp_path / "m", BY_MONTH, written))])
+    assert not by_month.scenarios["ramp-3"].ramped
+    assert inputs_digest(ramped, "ramp-3") == inputs_digest(by_month, "ramp-3")
+
+    quarters = [f"{y}-{m:02d}" for y in (2026, 2027, 2028) for m in (1, 4, 7, 10)]
+    ramp = DemandRamp.model_validate(
+        {"from": "2026-01", "to": "2028-10", "chips": [6000, 30000], "fp8_pflops": [1, 2]}
+    )
+    chips = {m: d.chips for m, d in ramp.by_month(quarters).items()}
+    assert chips == {m: -(-(6000 * 33 + 24000 * 3 * i) // 33) for i, m in enumerate(quarters)}
+    assert list(chips.values())[:3] == [6000, 8182, 10364] and chips["2028-10"] == 30000
+    assert ramp.by_month(quarters)["2026-04"].fp8_pflops == 1.091  # 1 + 3 / 33 = 1.0909..., rounded up
+    assert ramp.by_month(["2025-10", *quarters, "2029-01"]).keys() == set(quarters)  # none before, b after
+
+
+@pytest.mark.parametrize(
+    ("ramp", "needle", "message"),
+    [
+        ("{from: 2026-02, to: 2027-01, chips: [1000, 6000]}", "demand:",
+         "demand ramp from 2026-02 is not a period start (periods: 2026-01, 2026-07, 2027-01)"),
+        ("{from: 2027-01, to: 2026-01, chips: [1000, 6000]}", "demand:",
+         "to 2026-01 must come after from 2027-01"),
+        ("{from: 2026-01, to: 2027-01}", "demand:", "a ramp needs a figure to ramp"),
+        ("{from: 2026-01, to: 2027-01, chips: [1000]}", "chips: [1000]", "needs at least 2 items"),
+        ("{from: 2026-01, to: 2027-01, chips: [1000, 6000], step: cubic}", "step", "expected 'linear'"),
+        ("{from: 2026-01, to: 2027-01, chips: [1000, 6000], cpus: [1, 2]}", "cpus", "unknown field 'cpus'"),
+    ],
+    ids=["from-not-a-period", "backwards", "no-figure", "one-figure", "step", "unknown-field"],
+)
+def test_ramp_mistakes_are_located(tmp_path: Path, ramp: str, needle: str, message: str) -> None:
+    folder = layer(tmp_path, BY_MONTH, f"    demand: {ramp}\n")
+    found = problems(folder)
+    assert len(found) == 1, found
+    where, text = found[0].split(": ", 1)
+    line = line_of(folder, needle)
+    col = (folder / "phased.yaml").read_text().splitlines()[line - 1].index(needle) + 1
+    assert where.endswith(f"phased.yaml:{line}:{col}"), found[0]
+    assert message in text, found[0]
+
+
+def test_a_ramp_without_periods_is_refused(tmp_path: Path) -> None:
+    folder = layer(tmp_path, "    periods: [2026-01, 2026-07, 2027-01]\n" + BY_MONTH, RAMP)
+    assert any("demand as a ramp needs periods" in p for p in problems(folder))

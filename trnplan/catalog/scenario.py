@@ -3,12 +3,14 @@ live in `trnplan.catalog.periods`)."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import Discriminator, Field, PrivateAttr, Tag, model_validator
 
 from trnplan.catalog.base import EXTENSION, Id, Month, Plausible, Spec, Text, _slips
-from trnplan.catalog.months import window_end
+from trnplan.catalog.months import month_index, window_end
 from trnplan.catalog.provenance import Provenance
 
 DemandChips = Annotated[int, Plausible(1, 100_000_000, "chips")]
@@ -58,10 +60,63 @@ class Demand(Spec):
         return self
 
 
+RAMP_KEYS = ("chips", "fp8_pflops", "hbm_tb", "effective_fp8_pflops")
+
+
+class DemandRamp(Spec):
+    """Demand that ramps from one figure to another over the periods from `from` to `to` (both period
+    starts), `step: linear`: at a period starting t months after `from`, of the m from `from` to `to`,
+    the demand is a + (b - a) x t / m, computed exactly and rounded up: to a whole chip, to 0.001 PFLOPS or
+    TB. Periods after `to` keep b; periods before `from` have no demand. Each figure is [a, b]."""
+
+    start: Month = Field(alias="from")
+    to: Month
+    step: Literal["linear"] = "linear"
+    chips: Annotated[list[DemandChips], Field(min_length=2, max_length=2)] | None = None
+    fp8_pflops: Annotated[list[DemandPflops], Field(min_length=2, max_length=2)] | None = None
+    hbm_tb: Annotated[list[DemandTb], Field(min_length=2, max_length=2)] | None = None
+    effective_fp8_pflops: Annotated[list[DemandPflops], Field(min_length=2, max_length=2)] | None = None
+
+    @model_validator(mode="after")
+    def _ramps(self) -> DemandRamp:
+        if self.to <= self.start:
+            raise ValueError(f"to {self.to} must come after from {self.start}")
+        if all(getattr(self, key) is None for key in RAMP_KEYS):
+            raise ValueError(f"a ramp needs a figure to ramp: any of {', '.join(RAMP_KEYS)}, as [from, to]")
+        return self
+
+    def at(self, month: str) -> Demand | None:
+        """The demand of a period starting in `month`; None before `from`."""
+        if month < self.start:
+            return None
+        span = month_index(self.to) - month_index(self.start)
+        t = Fraction(min(month_index(month), month_index(self.to)) - month_index(self.start), span)
+        figures: dict[str, Any] = {}
+        for key in RAMP_KEYS:
+            ends = getattr(self, key)
+            if ends is None:
+                continue
+            a, b = (Fraction(str(end)) for end in ends)
+            exact = a + (b - a) * t
+            figures[key] = math.ceil(exact) if key == "chips" else math.ceil(exact * 1000) / 1000
+        return Demand(**figures)
+
+    def by_month(self, periods: list[str]) -> dict[str, Demand]:
+        """The ramp as demand by month: an entry at each period start from `from` to `to`."""
+        return {p: d for p in periods if p <= self.to and (d := self.at(p)) is not None}
+
+    def ends(self) -> list[Demand]:
+        """The demand at `from` and at `to` (what whole-scenario checks read)."""
+        return [d for d in (self.at(self.start), self.at(self.to)) if d is not None]
+
+
 def _demand_tag(value: Any) -> str:
-    """A mapping whose keys start with a digit is demand by month; anything else is one demand."""
+    """A mapping whose keys start with a digit is demand by month; one with `from` a ramp; anything else
+    is one demand."""
     if isinstance(value, dict) and value and all(str(k)[:1].isdigit() for k in value):
         return "@by_month"
+    if isinstance(value, dict) and ("from" in value or "to" in value or "step" in value):
+        return "@ramp"
     return "@demand"
 
 
@@ -69,6 +124,7 @@ DemandSpec = Annotated[
     Union[  # noqa: UP007 - tagged arms
         Annotated[Demand, Tag("@demand")],
         Annotated[dict[Month, Demand], Field(min_length=1), Tag("@by_month")],
+        Annotated[DemandRamp, Tag("@ramp")],
     ],
     Discriminator(_demand_tag),
 ]
@@ -94,6 +150,8 @@ def period_problem(spec: ScenarioSpec) -> str | None:
             return "decide needs periods (it names the last period whose purchases every future shares)"
         if by_month is not None:
             return "demand by month needs periods (the start month of each period); or give one demand"
+        if isinstance(spec.demand, DemandRamp):
+            return "demand as a ramp needs periods (the start month of each period); or give one demand"
         return None
     if spec.as_of is not None:
         return "as_of is not allowed with periods: each period's start is its as_of"
@@ -111,6 +169,11 @@ def period_problem(spec: ScenarioSpec) -> str | None:
     for month in sorted(by_month or {}):
         if month not in spec.periods:
             return f"demand month {month} is not a period start (periods: {', '.join(spec.periods)})"
+    if isinstance(spec.demand, DemandRamp):
+        for name, month in (("from", spec.demand.start), ("to", spec.demand.to)):
+            if month not in spec.periods:
+                starts = ", ".join(spec.periods)
+                return f"demand ramp {name} {month} is not a period start (periods: {starts})"
     return None
 
 
@@ -146,7 +209,9 @@ class ScenarioSpec(Provenance):
     workload: Id | None = None  # a `workloads` id: what share of peak each form delivers; None: all of it
 
     def demands(self) -> list[Demand]:
-        """Every demand the scenario gives (one, or one per month)."""
+        """Every demand the scenario gives (one, one per month, or a ramp's two ends)."""
+        if isinstance(self.demand, DemandRamp):
+            return self.demand.ends()
         return list(self.demand.values()) if isinstance(self.demand, dict) else [self.demand]
 
     @model_validator(mode="after")
@@ -176,15 +241,26 @@ class Scenario(ScenarioSpec):
 
     demand: Demand = Demand()
     demand_by_month: dict[str, Demand] = {}
+    _ramped: bool = PrivateAttr(default=False)  # demand written as a ramp (`DemandRamp`), expanded here
 
     @classmethod
     def from_spec(cls, spec: ScenarioSpec) -> Scenario:
         values = dict(spec.__dict__)
         by_month: dict[str, Demand] = {}
-        if isinstance(spec.demand, dict):
+        if isinstance(spec.demand, DemandRamp):
+            by_month = spec.demand.by_month(list(spec.periods or ()))
+        elif isinstance(spec.demand, dict):
             by_month = dict(sorted(spec.demand.items()))
+        if by_month:
             values["demand"] = by_month[max(by_month)]
-        return cls.model_construct(**values, demand_by_month=by_month)
+        scenario = cls.model_construct(**values, demand_by_month=by_month)
+        scenario._ramped = isinstance(spec.demand, DemandRamp)
+        return scenario
+
+    @property
+    def ramped(self) -> bool:
+        """The spec writes its demand as a ramp (`--set` cannot name one month's demand then)."""
+        return self._ramped
 
     @property
     def phased(self) -> bool:

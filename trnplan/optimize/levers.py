@@ -156,10 +156,13 @@ def _period_demand_lines(scenario: Scenario, scenario_id: str, fits: _Fits) -> l
             if most <= 0:
                 lines.append(f"demand.{month}.{key}: {span}, nothing fits (the scenario asks for {asked})")
                 continue
+            lever = (
+                f"lower the ramp's {key}" if scenario.ramped
+                else f"--set scenarios.{scenario_id}.demand.{month}.{key}={_set_value(most, key)}"
+            )
             lines.append(
                 f"demand.{month}.{key}: {span}, at most {_amount(most, key, unit)} fit{where} (the scenario "
-                f"asks for {asked}): "
-                f"--set scenarios.{scenario_id}.demand.{month}.{key}={_set_value(most, key)}"
+                f"asks for {asked}): {lever}"
             )
     return lines
 
