@@ -134,3 +134,45 @@ def _unwrap(node: object) -> object:
     if isinstance(node, list):
         return [_unwrap(v) for v in node]
     return node
+
+
+def test_every_field_of_every_spec_model_has_a_description() -> None:
+    """Each field of each spec model (and of the models inside them) carries its unit and meaning, from
+    `trnplan.catalog.fields.FIELD_DOCS`: in the JSON Schema editors read and in `trnplan schema --fields`.
+    A field added later without a description fails here, named."""
+    from trnplan.catalog.fields import FIELD_DOCS, field_doc
+    from trnplan.specs.schema import field_rows, spec_json_schema, spec_models
+
+    missing = [
+        f"{model.__name__}.{name}"
+        for model in spec_models()
+        for name in model.model_fields
+        if not field_doc(model, name)
+    ]
+    assert not missing, (
+        f"spec fields without a description: {', '.join(missing)}; add a line "
+        "'Model.field': 'its meaning, with its unit' to FIELD_DOCS in trnplan/catalog/fields.py"
+    )
+    declared = {f"{m.__name__}.{n}" for m in spec_models() for n in m.model_fields} | {
+        f"Provenance.{n}" for n in ("sources", "estimates", "notes", "ranges")
+    }
+    assert not set(FIELD_DOCS) - declared, f"FIELD_DOCS names no field: {sorted(set(FIELD_DOCS) - declared)}"
+    defs = spec_json_schema()["$defs"]
+    for model in spec_models():
+        for name, info in model.model_fields.items():
+            prop = defs[model.__name__]["properties"][info.alias or name]
+            assert prop["description"] == field_doc(model, name), (model.__name__, name)
+    rows = dict(field_rows())
+    assert rows["chips.tdp_w"] == "Thermal design power of one chip, in watts (W)."
+    assert rows["sites.electricity_usd_per_kwh"].startswith("Electricity price, in USD per kWh")
+    assert rows["scenarios.demand.from"].startswith("Period start")
+
+
+def test_schema_fields_lists_them_within_80_columns() -> None:
+    from conftest import run
+
+    for columns in (80, 120):
+        r = run("schema", "--fields", columns=columns)
+        assert r.exit_code == 0
+        assert "chips.hbm.stack_gb" in r.stdout and "Capacity of one HBM stack, in GB." in r.stdout
+        assert max(len(line) for line in r.stdout.splitlines()) <= columns

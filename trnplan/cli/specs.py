@@ -176,15 +176,32 @@ def schema(
             help="Write the schema to FILE instead of stdout.",
         ),
     ] = None,
+    fields: Annotated[
+        bool,
+        typer.Option("--fields", help="List every spec field with its unit and meaning (the schema's "
+                     "descriptions) instead."),
+    ] = False,
 ) -> None:
     """JSON Schema of the spec files, for editors (yaml-language-server) and CI.
+
+    Every field carries its unit and meaning as its description; --fields lists them.
 
     Examples:
 
         trnplan schema --out trnplan.schema.json
-    """
-    from trnplan.specs.schema import schema_json
 
+        trnplan schema --fields | grep sites.
+    """
+    from trnplan.specs.schema import field_rows, schema_json
+
+    if fields:
+        from trnplan.render.tables import Col, Grid
+
+        grid = Grid("Spec fields", [Col("field"), Col("unit and meaning", wrap=True)], stack=[(0,), (1,)])
+        for path, doc in field_rows():
+            grid.add_row(path, doc)
+        emit(grid)
+        return
     text = schema_json()
     if out is None:
         emit(text)

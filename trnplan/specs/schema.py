@@ -8,9 +8,13 @@ types, id patterns and plausible ranges, but not references between entities or 
 from __future__ import annotations
 
 import json
+import typing
 from typing import Any
 
-from trnplan.catalog import KINDS, SpecFile
+from pydantic import BaseModel
+
+from trnplan.catalog import KINDS, MODELS, SpecFile
+from trnplan.catalog.fields import field_doc
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:trnplan:schema:spec-file"
@@ -29,10 +33,61 @@ def _close_id_maps(node: Any) -> None:
             _close_id_maps(value)
 
 
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def spec_models() -> list[type[BaseModel]]:
+    """Every model a spec file is made of: each collection's entity and the models in its fields."""
+    found: list[type[BaseModel]] = []
+    todo: list[type[BaseModel]] = list(MODELS.values())
+    while todo:
+        model = todo.pop(0)
+        if model in found:
+            continue
+        found.append(model)
+        for info in model.model_fields.values():
+            todo.extend(_models_in(info.annotation))
+    return found
+
+
+def field_rows() -> list[tuple[str, str]]:
+    """Every spec field as (`kind.field.sub`, its description), collection by collection, for
+    `trnplan schema --fields`."""
+    rows: list[tuple[str, str]] = []
+
+    def walk(model: type[BaseModel], prefix: str, seen: tuple[type[BaseModel], ...]) -> None:
+        for name, info in model.model_fields.items():
+            path = f"{prefix}.{info.alias or name}"
+            rows.append((path, field_doc(model, name) or ""))
+            for sub in _models_in(info.annotation):
+                if sub not in seen:
+                    walk(sub, path, (*seen, sub))
+
+    for kind, model in MODELS.items():
+        walk(model, kind, (model,))
+    return rows
+
+
+def _describe_fields(schema: dict[str, Any]) -> None:
+    """Each spec field's meaning and unit (`catalog.fields`) as its property's description."""
+    defs = schema.get("$defs", {})
+    for model in spec_models():
+        properties = defs.get(model.__name__, {}).get("properties", {})
+        for name, info in model.model_fields.items():
+            doc = field_doc(model, name)
+            key = info.alias or name
+            if doc is not None and key in properties:
+                properties[key]["description"] = doc
+
+
 def spec_json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one spec file: any of the six collections, each keyed by id."""
     schema = SpecFile.model_json_schema()
     _close_id_maps(schema)
+    _describe_fields(schema)
     schema.update(
         {
             "$schema": SCHEMA_DIALECT,
