@@ -145,3 +145,25 @@ def test_readme_python_block(project: Path, index: int, monkeypatch) -> None:
     monkeypatch.chdir(project)
     code = _local(blocks("python")[index], project)
     exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "readme"})
+
+
+TIME = re.compile(r"\b\d[\d.,]*(?:-\d[\d.,]*)? ?(?:ms|s|sec|seconds?|min|minutes?|hours?)\b")
+NAMED_RUN = re.compile(r"\b20\d\d-\d\d-\d\d\b|bench/\w+\.py|\.ci/run")
+
+
+def test_every_time_the_readme_states_names_the_run_it_comes_from() -> None:
+    """Timings go stale (issue: the shipped scenarios' "1.1-1.8 s" outlived a 20 s phased scenario): each
+    paragraph of prose that states a time names its run, a dated one or a bench script whose results
+    bench/README.md records, and the shipped scenarios' end-to-end times are quoted only from a results
+    file that times every one of them."""
+    import json
+
+    from trnplan.specs.load import load_specs
+
+    text = FENCE.sub("", README.read_text(encoding="utf-8"))
+    unnamed = [p for p in re.split(r"\n\s*\n", text) if TIME.search(p) and not NAMED_RUN.search(p)]
+    assert not unnamed, "times without the run they come from:\n" + "\n---\n".join(unnamed)
+    if re.search(r"shipped scenarios plan end to end in \d", text):
+        results = json.loads((REPO / "bench" / "results.json").read_text(encoding="utf-8"))
+        timed = {row["scenario"] for row in results.get("scenarios", [])}
+        assert set(load_specs([REPO / "specs"]).scenarios) <= timed, "bench/results.json does not time all"
