@@ -117,6 +117,8 @@ FIELD_DOCS: dict[str, str] = {
     "ScenarioSpec.utilization": "Average power draw / peak, a fraction, for energy.",
     "ScenarioSpec.maintenance_rate": "Maintenance per year, a fraction of capex (0.03 for 3%).",
     "ScenarioSpec.fabric": "The scale-out network: its cooling, oversubscription, network rack kit.",
+    "ScenarioSpec.decide": "Last period start (YYYY-MM) whose purchases every future shares "
+    "(`optimize --futures`); default the first period.",
     "ScenarioSpec.workload": "A `workloads` id: the share of peak each form delivers; none: all of it.",
     "Demand.chips": "Chips needed, installed.",
     "Demand.fp8_pflops": "Dense FP8 PFLOPS needed, installed.",
