@@ -338,7 +338,7 @@ def test_json_is_stable_and_complete() -> None:
     assert data["base"] == {
         "label": "main:plans/s.yaml",
         "inputs_digest": "sha256:" + "a" * 64,
-        "solver": "HiGHS 1.x (optimal, gap 0)",
+        "solver": "HiGHS 1.x (proven optimal)",
     }
     assert data["deployments"][1]["fields"]["units"] == {"old": 4, "new": 3}
     assert sum(cents(a["delta_usd"]) for a in data["attribution"]) == cents(data["summary"][0]["delta"])

@@ -16,6 +16,7 @@ from trnplan.numbers import fmt
 from trnplan.optimize.progress import Progress
 from trnplan.plan import read_plan
 from trnplan.render import Trimmed, render_bom, render_catalog, render_diff, render_plan
+from trnplan.render.plan import delta_text
 from trnplan.render.progress import progress_text
 from trnplan.render.tables import Col, Grid
 from trnplan.specs.load import load_specs
@@ -126,7 +127,7 @@ def test_the_alternatives_at_80_columns_keep_each_row_on_its_line_and_each_site_
         (first,) = [line for line in alternatives if line.startswith(f"{i}  ")]
         assert first.split()[1:] == [*alt.without.split(), *(
             [fmt(alt.tco_usd, "usd"), fmt(alt.fp8_pflops, "pflops").split()[0], "PF",
-             fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True)]
+             delta_text(alt.delta_pct or 0.0)]
             if alt.feasible else ["-", "-", "infeasible"])]
         for site_choice in alt.choice.split("; "):
             head, *more = site_choice.split(" + ")

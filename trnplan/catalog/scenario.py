@@ -207,6 +207,10 @@ class ScenarioSpec(Provenance):
     ]
     fabric: Fabric = Fabric()
     workload: Id | None = None  # a `workloads` id: what share of peak each form delivers; None: all of it
+    # the relative gap the plan is proven within (0: proven optimal; 0.0001 for 0.01%); `--gap` overrides it
+    gap: Annotated[
+        float, Plausible(0, 0.1, "(fraction)", ((0.01, "a percentage; write 0.0001 for 0.01%"),)), EXTENSION
+    ] = 0.0
 
     def demands(self) -> list[Demand]:
         """Every demand the scenario gives (one, one per month, or a ramp's two ends)."""

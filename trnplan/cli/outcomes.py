@@ -76,8 +76,9 @@ def infeasible_text(exc: InfeasibleError) -> str:
 
 
 def unproven_warning(scenario_id: str, plan: Plan) -> str | None:
-    """The warning for a plan the solver did not prove optimal (it stopped at the time limit)."""
-    if plan.solver is None or plan.solver.status == "optimal":
+    """The warning for a plan the solver did not prove optimal, nor within the gap asked for (it stopped
+    at the time limit)."""
+    if plan.solver is None or plan.solver.status == "optimal" or plan.solver.within_target:
         return None
     from trnplan.numbers import fmt
 

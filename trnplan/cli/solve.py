@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -122,6 +123,18 @@ def optimize(
                       help="With --futures: local Dask workers for the per-future solves (default: the "
                       "cores)."),
     ] = None,
+    gap: Annotated[
+        float | None,
+        number_option(
+            "--gap",
+            low=0,
+            high=0.1,
+            metavar="REL",
+            show_default=False,
+            help="Relative gap to prove the plan within (0.0001: within 0.01% of the optimum; default: the "
+            "scenario's `gap`, 0 = proven optimal). With --check, the gap the plan file records.",
+        ),
+    ] = None,
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
 ) -> None:
@@ -144,11 +157,14 @@ def optimize(
 
         trnplan optimize trn3-futures --futures 20 --seed 1 --out /tmp/hedged.yaml
     """
+    began = time.monotonic()  # --time-limit counts from here: loading the specs is part of the command
     if futures is not None:
         from trnplan.cli.futures import optimize_futures_command
 
         if all_scenarios or scenario is None or check:
             raise UsageError("--futures plans one SCENARIO (not --all or --check)")
+        if gap is not None:
+            raise UsageError("--gap is for one plan's proof, not --futures")
         optimize_futures_command(scenario, futures, seed, risk, workers=workers, out=out, fmt=fmt,
                                  solver=solver, time_limit=time_limit, specs=specs, overrides=overrides or [])
         return
@@ -162,6 +178,8 @@ def optimize(
     ids = _scenario_ids(catalog, scenario)
     paths = {sid: out if out is not None else plans / f"{sid}.yaml" for sid in ids}
     run = _Run(check=check, fmt=fmt, solver=solver, time_limit=time_limit, alternatives=alternatives)
+    run.gap = gap
+    run.began = began
     run.write = not check and (out is not None or not overrides)
     run.rerun = _rerun_args(plans, specs)
     run.prepare(paths)
@@ -219,6 +237,8 @@ class _Run:
         self.failed: dict[str, dict[str, Any]] = {}
         self.stopped = False
         self.deadline: Deadline | None = None
+        self.gap: float | None = None  # --gap; None: the scenario's (with --check: the plan file's)
+        self.began: float | None = None  # when the command started (time.monotonic)
 
     @property
     def worst(self) -> int:
@@ -236,7 +256,8 @@ class _Run:
             import trnplan.optimize  # noqa: F401  (lazy: the only path that imports PuLP and highspy)
         from trnplan.optimize.progress import Deadline
 
-        self.deadline = Deadline(self.time_limit)
+        spent = 0.0 if self.began is None else time.monotonic() - self.began
+        self.deadline = Deadline(self.time_limit, spent=spent)
 
     @contextmanager
     def _watching(self) -> Iterator[None]:
@@ -279,7 +300,7 @@ class _Run:
                 # The run's one deadline itself, so messages name the user's limit, not what was left of it.
                 plan = build.plan_scenario(
                     catalog, scenario_id, solver=self.solver, time_limit=self.deadline,
-                    alternatives=self.alternatives,
+                    alternatives=self.alternatives, gap=self._gap(catalog, scenario_id, path),
                 )
         except SearchInterrupted as stop:
             self._interrupted(catalog, scenario_id, stop)
@@ -302,6 +323,21 @@ class _Run:
         else:
             echo_err(f"what-if (--set): {path} not written; add --out FILE to keep this plan", keep=[path])
         self.codes.append(EXIT_OK)
+
+    def _gap(self, catalog: Catalog, scenario_id: str, path: Path) -> float | None:
+        """The gap to prove: --gap; with --check, the one the plan file records (a plan proven optimal is
+        checked by a plan proven optimal, one proven within 0.01% by one proven within 0.01%), or the
+        scenario's when the file cannot be read (the drift check then says why); else the scenario's."""
+        if self.gap is not None or not self.check:
+            return self.gap
+        from trnplan.errors import TrnplanError
+        from trnplan.plan.file import read_plan
+
+        try:
+            recorded = read_plan(path).solver
+        except (TrnplanError, OSError):
+            return None
+        return 0.0 if recorded is None else recorded.gap_target or 0.0
 
     def _show(self, plan: Plan) -> None:
         self.solved[plan.scenario] = plan

@@ -58,12 +58,12 @@ def _is_empty(plan: Plan) -> bool:
 
 
 def solver_text(solver: SolverInfo | None) -> str:
-    """`HiGHS 1.16.0 (optimal, gap 0)`; '' for a plan without a solver."""
+    """`HiGHS 1.16.0 (proven optimal)`, `HiGHS 1.16.0 (proven within 0.01% (gap 0.004%))`; '' for a plan
+    without a solver."""
     if solver is None:
         return ""
     name = f"{solver.name} {solver.version}".strip()
-    gap = "gap ?" if solver.mip_gap is None else f"gap {solver.mip_gap:g}"
-    return f"{name} ({solver.status}, {gap})"
+    return f"{name} ({solver.proof})"
 
 
 def _summary(base: Plan, head: Plan) -> list[MetricDelta]:

@@ -17,11 +17,11 @@ from trnplan.optimize import (
     accelerate,  # the module: its `accelerate` is the one call
     progress,
 )
-from trnplan.optimize.alternatives import find_alternatives, ranked
+from trnplan.optimize.alternatives import ALTERNATIVE_GAP, find_alternatives, ranked
 from trnplan.optimize.build import build_model
 from trnplan.optimize.explain import explain_infeasible
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
-from trnplan.optimize.progress import Deadline, SearchInterrupted
+from trnplan.optimize.progress import Deadline, OutOfTime, SearchInterrupted
 from trnplan.optimize.solution import (
     AlternativeSolution,
     Decisions,
@@ -70,13 +70,22 @@ def value_of(expr: Any) -> float:
 
 
 def solve_objective(
-    model: Model, solver: str, time_limit: float | Deadline | None, start_ratio: float = 0.0
+    model: Model,
+    solver: str,
+    time_limit: float | Deadline | None,
+    start_ratio: float = 0.0,
+    *,
+    gap: float = 0.0,
+    warm: dict[str, float] | None = None,
 ) -> tuple[SolveResult, Decisions | None, int]:
     """Solve the scenario's objective; max_perf_per_tco by Dinkelbach iterations of MILPs.
 
     `time_limit` is a number of seconds or a `Deadline` shared with other solves; each MILP gets what is
-    left of it. `start_ratio` (PFLOPs per USD of TCO) must be one that some feasible plan attains (or
-    less): Dinkelbach then starts there instead of at 0 and needs fewer MILPs.
+    left of it. `gap`: the relative gap to prove (0: optimal); the Dinkelbach steps always prove theirs
+    (a ratio within a gap of each step's optimum is not within that gap of the best ratio). `warm`: a
+    plan of this model (variable name -> value) to start from when the acceleration gives none.
+    `start_ratio` (PFLOPs per USD of TCO) must be one that some feasible plan attains (or less):
+    Dinkelbach then starts there instead of at 0 and needs fewer MILPs.
     """
     deadline = Deadline.of(time_limit)
     kind = model.scenario.objective
@@ -84,16 +93,18 @@ def solve_objective(
         set_objective(model, kind)
         if deadline.expired:
             return out_of_time(solver), None, 0
-        fast = accelerate.accelerate(model, solver, deadline.remaining())
+        fast = accelerate.accelerate(model, solver, deadline.remaining(), gap)
         if fast.proof is not None:
             return fast.proof, extract(model), 1
-        start, limit = fast.start, fast.time_limit
+        if deadline.expired:
+            return out_of_time(solver), None, 1
+        start = fast.start
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
         with progress.reading(scale, unit), accelerate.tightened(start):
-            if start is None:
-                result = solve(model.prob, solver, limit)
-            else:
-                result = solve(model.prob, solver, limit, start=start.values, bounds=start.rows)
+            extra: dict[str, Any] = {"gap": gap} if gap else {}
+            if start is not None or warm:
+                extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
+            result = solve(model.prob, solver, deadline.remaining(), **extra)
         return result, (extract(model) if result.status.has_solution else None), 1
     return _dinkelbach(model, solver, deadline, start_ratio)
 
@@ -172,22 +183,42 @@ def optimize(
     solver: str = "highs",
     time_limit: float | Deadline | None = None,
     alternatives: int = 3,
+    gap: float | None = None,
 ) -> Solution:
-    """Solve a scenario to proven optimality: the optimum's decisions and the ranked alternatives.
+    """Solve a scenario to proven optimality (or within the relative `gap`; None: the scenario's `gap`,
+    0 unless it says otherwise): the plan's decisions and the ranked alternatives.
 
-    `time_limit` bounds the whole call: the search, its Dinkelbach steps, the alternatives and the
-    explanation of an infeasible scenario share one deadline, and the alternatives get what the search
-    leaves. Raises InfeasibleError (with what must give) when no plan exists, SolverError when the solver
-    fails or stops at a limit with no feasible plan; inside a `progress.watch` session that keeps the best
-    plan on Ctrl-C, SearchInterrupted with the best solution found so far.
+    `time_limit` bounds the whole call: building the model, the start heuristic, the search, its
+    Dinkelbach steps, the alternatives and the explanation of an infeasible scenario share one deadline,
+    each stage checks it, and the alternatives get what the search leaves. Raises InfeasibleError (with
+    what must give) when no plan exists, SolverError when the solver fails or the time runs out with no
+    feasible plan; inside a `progress.watch` session that keeps the best plan on Ctrl-C,
+    SearchInterrupted with the best solution found so far.
     """
     if scenario_id not in catalog.scenarios:
         raise UsageError(f"unknown scenario '{scenario_id}'{did_you_mean(scenario_id, catalog.scenarios)}")
     check_solver_available(solver)
     deadline = Deadline.of(time_limit)
+    target = catalog.scenarios[scenario_id].gap if gap is None else gap
+    with progress.limited(deadline):
+        try:
+            return _optimize(catalog, scenario_id, solver, deadline, alternatives, target)
+        except OutOfTime as stop:
+            raise SolverError(out_of_time_message(stop.stage, deadline.seconds)) from None
+
+
+def out_of_time_message(stage: str, seconds: float | None) -> str:
+    """What a command says when its time limit passed before any plan was found."""
+    limit = f" ({seconds:g} s)" if seconds is not None else ""
+    return f"the time limit{limit} was used up during {stage}, before any plan was found; raise --time-limit"
+
+
+def _optimize(
+    catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline, alternatives: int, gap: float
+) -> Solution:
     model = build_model(catalog, scenario_id)
     with progress.stage(f"solving {scenario_id}"):
-        result, decisions, iterations = solve_objective(model, solver, deadline)
+        result, decisions, iterations = solve_objective(model, solver, deadline, gap=gap)
     if progress.interrupted():
         _interrupted(scenario_id, result, decisions, iterations if model.scenario.objective ==
                      "max_perf_per_tco" else None)
@@ -204,8 +235,9 @@ def optimize(
         decisions=decisions,
         result=result,
         dinkelbach_iterations=iterations if model.scenario.objective == "max_perf_per_tco" else None,
+        gap_target=gap,
     )
-    return _with_alternatives(catalog, solution, alternatives, solver, deadline)
+    return _with_alternatives(catalog, solution, alternatives, solver, deadline, model)
 
 
 def _interrupted(
@@ -220,14 +252,19 @@ def _interrupted(
 
 
 def _with_alternatives(
-    catalog: Catalog, solution: Solution, k: int, solver: str, deadline: Deadline
+    catalog: Catalog, solution: Solution, k: int, solver: str, deadline: Deadline, model: Model
 ) -> Solution:
-    """The solution with its alternatives, found in the time the deadline leaves; a Ctrl-C meanwhile (in a
-    session that keeps the best plan) ends in SearchInterrupted with the alternatives found so far."""
+    """The solution with its alternatives (on the plan's model), found in the time the deadline leaves,
+    each within ALTERNATIVE_GAP (or the plan's own gap, when wider); a Ctrl-C meanwhile (in a session
+    that keeps the best plan) ends in SearchInterrupted with the alternatives found so far."""
     scenario_id, best = solution.scenario_id, solution.decisions
     found: list[AlternativeSolution] = []
+    gap = max(ALTERNATIVE_GAP, solution.gap_target)
     try:
-        found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, solve_objective, found)
+        found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, solve_objective, found,
+                                  gap, model)
+    except OutOfTime:  # the deadline passed mid-way: the alternatives found so far
+        found = ranked(catalog, scenario_id, best, found, k)
     except KeyboardInterrupt:
         session = progress.current()
         if session is None or not session.keep_best_on_interrupt:

@@ -3,19 +3,26 @@ without it anywhere, re-solved on the same model with that choice's variables fi
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import math
+from typing import Any, Protocol
 
 from trnplan.catalog import Catalog
 from trnplan.costs import evaluate_decisions, objective_value, perf_of
 from trnplan.optimize import progress
 from trnplan.optimize.build import build_model
-from trnplan.optimize.model import Model
-from trnplan.optimize.progress import Deadline
-from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, Termination
+from trnplan.optimize.model import Model, set_objective
+from trnplan.optimize.progress import Deadline, OutOfTime
+from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, SolveStatus, Termination
 
-Search = Callable[[Model, str, Deadline, float], tuple[SolveResult, Decisions | None, int]]
-"""How a model is solved (`trnplan.optimize.solve_objective`): model, solver, deadline, a start ratio."""
+
+class Search(Protocol):
+    """How a model is solved (`trnplan.optimize.solve_objective`): model, solver, deadline, a start ratio,
+    the relative gap to prove and a MIP start (variable name -> value)."""
+
+    def __call__(
+        self, model: Model, solver: str, time_limit: Deadline, start_ratio: float = 0.0, *,
+        gap: float = 0.0, warm: dict[str, float] | None = None,
+    ) -> tuple[SolveResult, Decisions | None, int]: ...
 
 CHOICE_FIELDS = {"form": "form", "cooling": "cooling", "scale-up switch": "scale_up_switch"}
 
@@ -43,6 +50,11 @@ def _rank(alt: AlternativeSolution, objective: str, best_value: float) -> tuple[
     return (0, delta if objective == "min_tco" else -delta, alt.without)
 
 
+ALTERNATIVE_GAP = 1e-4
+"""The relative gap each alternative is proven within (the plan's own, when that is wider): their deltas
+are shown to 0.1%, so a proof to the last dollar would buy nothing shown."""
+
+
 def find_alternatives(
     catalog: Catalog,
     scenario_id: str,
@@ -52,34 +64,60 @@ def find_alternatives(
     time_limit: float | Deadline | None,
     search: Search,
     found: list[AlternativeSolution] | None = None,
+    gap: float = ALTERNATIVE_GAP,
+    model: Model | None = None,
 ) -> list[AlternativeSolution]:
     """The best solution without each choice the optimum makes, ranked by the objective; top k.
 
-    Each answers "what would it cost not to choose X?", and each chooses differently from the plan. They are
-    searched while `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit
-    or a Ctrl-C stopped before anything was found is left out, being neither a plan nor proof of none.
-    Each is solved by `search` (`trnplan.optimize.solve_objective`). `found`, when given, collects each
-    as it is found (for a caller that is interrupted halfway).
+    Each answers "what would it cost not to choose X?", and each chooses differently from the plan. The
+    choices are taken in the order of their LP bounds (the best a plan without X could be); once k plans
+    are found, a choice whose bound is worse than the k-th cannot enter the top k and is not solved. An
+    LP with no solution proves there is no plan without X, with no MILP. Each MILP is solved to `gap`,
+    from the best plan found so far that does not choose X (when there is one). They are searched while
+    `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit or a Ctrl-C
+    stopped before anything was found is left out, being neither a plan nor proof of none. Each is solved
+    by `search` (`trnplan.optimize.solve_objective`) on `model` (the scenario's, built when not given;
+    bounds changed for a solve are restored after it). `found`, when given, collects each as it is
+    found (for a caller that is interrupted halfway).
     """
     found = [] if found is None else found
     if k <= 0:
         return []
     deadline = Deadline.of(time_limit)
     scenario = catalog.scenarios[scenario_id]
-    model = build_model(catalog, scenario_id)
-    seeds: list[tuple[list[tuple[str, str]], float]] = []  # (choices, PFLOPs per USD) of plans found so far
-    choices = best.chosen_items()
-    for i, (kind, item) in enumerate(choices, 1):
+    if deadline.expired:
+        return []
+    if model is None:
+        model = build_model(catalog, scenario_id)
+    # the plans found: their choices, PFLOPs per USD and values; and their solver objectives (what the
+    # bounds are compared with)
+    seeds: list[tuple[list[tuple[str, str]], float, dict[str, float]]] = []
+    kept: list[float] = []
+    try:
+        ranked_choices = _by_bound(model, scenario.objective, best.chosen_items(), deadline)
+    except OutOfTime:
+        return []
+    solved = 0
+    for kind, item, bound in ranked_choices:
         if deadline.expired or progress.interrupted():
             break
+        if bound is None:  # the LP without it has no solution: neither has the MILP
+            found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
+            continue
+        if _cannot_enter(scenario.objective, bound, kept, k):
+            continue
+        solved += 1
         touched = _exclude(model, kind, item)
         # A plan found for an earlier exclusion that does not choose `item` is feasible here too: its ratio
-        # (a hair less, for rounding) is a valid Dinkelbach start.
-        start = max((r for items, r in seeds if (kind, item) not in items), default=0.0) * (1 - 1e-9)
-        with progress.stage(f"alternative {i} of {len(choices)}: without {kind} {item}"):
-            result, decisions, _iterations = search(model, solver, deadline, start)
-        for var, bound in touched:
-            var.upBound = bound
+        # (a hair less, for rounding) is a valid Dinkelbach start, its values a MIP start.
+        usable = [(r, values) for items, r, values in seeds if (kind, item) not in items]
+        start = max((r for r, _ in usable), default=0.0) * (1 - 1e-9)
+        with progress.stage(f"alternative {solved} ({k} asked): without {kind} {item}"):
+            result, decisions, _iterations = search(
+                model, solver, deadline, start, gap=gap, warm=usable[-1][1] if usable else None
+            )
+        for var, upper in touched:
+            var.upBound = upper
         if progress.interrupted():
             break
         if decisions is None or not decisions.deployments:
@@ -87,11 +125,87 @@ def find_alternatives(
                 found.append(AlternativeSolution(f"{kind} {item}", result))  # proven: none without it
             continue
         ev = evaluate_decisions(catalog, scenario_id, decisions)
+        values = {v.name: float(v.varValue or 0.0) for v in model.prob.variables()}
         if ev.totals.tco_usd > 0:
-            seeds.append((decisions.chosen_items(), perf_of(ev.totals) / ev.totals.tco_usd))
+            seeds.append((decisions.chosen_items(), perf_of(ev.totals) / ev.totals.tco_usd, values))
+        if result.objective is not None:
+            kept.append(result.objective)
         value = objective_value(scenario.objective, ev.totals)
         found.append(AlternativeSolution(f"{kind} {item}", result, decisions, value))
     return ranked(catalog, scenario_id, best, found, k)
+
+
+def _no_plan(solver: str) -> SolveResult:
+    return SolveResult(SolveStatus.INFEASIBLE, "HiGHS" if solver == "highs" else "CBC", "", None, None,
+                       Termination.INFEASIBLE)
+
+
+BOUND_MARGIN = 1e-7
+"""Relative margin between an LP bound and a plan's objective before the bound is trusted to rule a
+choice out (the LP's and the MILP's tolerances)."""
+
+
+def _cannot_enter(objective: str, bound: float, kept: list[float], k: int) -> bool:
+    """Whether a choice whose plans are all no better than `bound` cannot enter the top k of the plans
+    found so far (the solver's objective values)."""
+    if objective == "max_perf_per_tco" or len(kept) < k:
+        return False
+    if objective == "min_tco":
+        kth = sorted(kept)[k - 1]
+        return bound > kth + BOUND_MARGIN * max(1.0, abs(kth))
+    kth = sorted(kept, reverse=True)[k - 1]
+    return bound < kth - BOUND_MARGIN * max(1.0, abs(kth))
+
+
+def _by_bound(
+    model: Model, objective: str, choices: list[tuple[str, str]], deadline: Deadline
+) -> list[tuple[str, str, float | None]]:
+    """Each choice with the LP bound of the model without it (None: that LP has no solution), best bound
+    first (ties by name). max_perf_per_tco has no linear objective to bound: every choice gets the plan's
+    own order and a bound that rules nothing out."""
+    if objective == "max_perf_per_tco":
+        return [(kind, item, 0.0) for kind, item in choices]
+    from trnplan.optimize.highs import HighsModel, confirm_infeasible, run
+
+    set_objective(model, objective)
+    lp = HighsModel(model.prob, mip=False)
+    constant = float(model.prob.objective.constant)
+    sign = -1.0 if objective != "min_tco" else 1.0  # HiGHS minimises: a maximum's objective is negated
+    bounds: list[tuple[str, str, float | None]] = []
+    for kind, item in choices:
+        if deadline.expired:
+            raise OutOfTime("bounding the alternatives")
+        touched = _exclude(model, kind, item)
+        columns = [lp.col[var.name] for var, _ in touched if var.name in lp.col]
+        for i in columns:
+            lp.h.changeColBounds(i, 0.0, 0.0)
+        left = deadline.remaining()
+        if left is not None:
+            lp.set_options(time_limit=max(left, 1e-3))
+        run(lp.h)
+        confirm_infeasible(lp.h, run)  # HiGHS's presolve has called feasible models infeasible
+        bounds.append((kind, item, _lp_bound(lp.h, sign, constant)))
+        for var, upper in touched:
+            var.upBound = upper
+            if var.name in lp.col:
+                low = 0.0 if var.lowBound is None else float(var.lowBound)
+                lp.h.changeColBounds(lp.col[var.name], low, float("inf") if upper is None else float(upper))
+    # best first: lowest cost, highest PFLOPs; no bound (no plan) last
+    key_sign = 1.0 if objective == "min_tco" else -1.0
+    return sorted(bounds, key=lambda b: (b[2] is None, key_sign * (b[2] or 0.0), b[0], b[1]))
+
+
+def _lp_bound(h: Any, sign: float, constant: float) -> float | None:
+    """The LP's optimum in the model's terms; None when the LP is infeasible; -inf/+inf (rules out
+    nothing) when it stopped early."""
+    import highspy
+
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return None
+    if status != highspy.HighsModelStatus.kOptimal:
+        return -math.inf if sign > 0 else math.inf
+    return sign * float(h.getInfo().objective_function_value) + constant
 
 
 def ranked(

@@ -21,6 +21,7 @@ from trnplan.catalog import Catalog
 from trnplan.catalog.periods import Period, catalog_at, periods_of, scenario_at, single_view
 from trnplan.costs import option_month, scale_out_switches
 from trnplan.optimize.accelerate import add_capacity_cuts
+from trnplan.optimize.accelerate.blocks import rows_by_period
 from trnplan.optimize.constraints import (
     define_demand,
     define_money,
@@ -31,6 +32,7 @@ from trnplan.optimize.constraints import (
 )
 from trnplan.optimize.model import Model, PeriodModel, SiteModel, lin
 from trnplan.optimize.options import prepare_sites, widest_view
+from trnplan.optimize.progress import check_time
 
 START_MIN_SITES = 20
 """From this many sites on, a solve starts from the primal heuristic's plan (below it costs more than it
@@ -76,6 +78,7 @@ def build_model(
     for p, view in zip(periods, views, strict=True):
         pm = _period(model, p, view, base)
         for sm in pm.sites:
+            check_time("building the model")
             define_site(prob, pm.model, sm, out_switches, (p.start, when) if multi else None)
         if not pm.model.scenario.demand.empty or (p is periods[-1] and not demanding):
             define_demand(prob, pm.model)
@@ -88,8 +91,11 @@ def build_model(
     if elastic:
         define_unlocks(prob, model)
     elif cuts:
-        for pm in model.periods:  # a period's blocks: the rows linking periods are left out
-            add_capacity_cuts(pm.model)
+        # a period's blocks: the rows linking periods are left out (each period reads only its own rows:
+        # reading all of them per period grew with the square of the periods)
+        groups = rows_by_period(model) if multi else [None]
+        for pm, rows in zip(model.periods, groups, strict=True):
+            add_capacity_cuts(pm.model, rows)
     model.use_start = not elastic and (len(model.sites) >= START_MIN_SITES if start is None else start)
     return model
 

@@ -64,6 +64,9 @@ def new_highs(seed: int = 0) -> Any:
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", seed)
+    left = progress.seconds_left()
+    if left is not None:  # under a command's deadline, no solve of this instance outlives it
+        h.setOptionValue("time_limit", left)
     return h
 
 

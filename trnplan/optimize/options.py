@@ -20,6 +20,7 @@ from trnplan.costs import (
     option_problems,
 )
 from trnplan.optimize.model import SiteModel
+from trnplan.optimize.progress import check_time
 
 
 def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: Option) -> int:
@@ -105,6 +106,7 @@ def prepare_sites(
     those another option dominates (never in elastic mode)."""
     sites = []
     for s_index, site_id in enumerate(sorted(scenario.sites)):
+        check_time("choosing each site's options")
         options: list[Option] = []
         blocked: dict[int, list[Reason]] = {}
         upper: list[int] = []

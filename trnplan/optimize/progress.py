@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 
 
 class Deadline:
-    """A moment `seconds` from now (never, for None); `remaining()` is what is left of it."""
+    """A moment `seconds` from now, less what was `spent` before (the command's own start-up: loading its
+    specs); never, for None. `remaining()` is what is left of it."""
 
-    def __init__(self, seconds: float | None, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self, seconds: float | None, clock: Callable[[], float] | None = None, spent: float = 0.0
+    ) -> None:
         self.seconds = seconds
         self._clock: Callable[[], float] = clock or time.monotonic
-        self._end = None if seconds is None else self._clock() + seconds
+        self._end = None if seconds is None else self._clock() + seconds - spent
 
     @classmethod
     def of(cls, limit: float | Deadline | None) -> Deadline:
@@ -41,6 +44,48 @@ class Deadline:
     def expired(self) -> bool:
         left = self.remaining()
         return left is not None and left <= 0
+
+
+class OutOfTime(Exception):
+    """The command's deadline passed while `stage` ran ('building the model', 'the start heuristic')."""
+
+    def __init__(self, stage: str) -> None:
+        super().__init__(stage)
+        self.stage = stage
+
+
+_DEADLINE: ContextVar[Deadline | None] = ContextVar("trnplan_deadline", default=None)
+
+
+@contextmanager
+def limited(deadline: Deadline) -> Iterator[Deadline]:
+    """Make `deadline` the one every stage inside checks (`check_time`, `seconds_left`)."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _DEADLINE.reset(token)
+
+
+def current_deadline() -> Deadline | None:
+    """The deadline every stage checks now (`limited`), if any."""
+    return _DEADLINE.get()
+
+
+def check_time(stage: str) -> None:
+    """Raise OutOfTime when the current deadline (`limited`) has passed; stages call it between steps,
+    so each stops within one step of it (a site, a period, a pricing round)."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and deadline.expired:
+        raise OutOfTime(stage)
+
+
+def seconds_left(floor: float = 1e-3) -> float | None:
+    """What is left of the current deadline for one solver call (at least `floor`: HiGHS refuses 0);
+    None without a deadline."""
+    deadline = _DEADLINE.get()
+    left = None if deadline is None else deadline.remaining()
+    return None if left is None else max(floor, left)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from trnplan.costs.decisions import Decisions as Decisions  # re-exported
 
 class SolveStatus(enum.Enum):
     OPTIMAL = "optimal"  # proven optimal (gap 0)
-    FEASIBLE = "feasible"  # stopped at a limit with an incumbent; see the gap
+    FEASIBLE = "feasible"  # stopped at a limit, or at the asked gap, with an incumbent; see the gap
     INFEASIBLE = "infeasible"
     UNBOUNDED = "unbounded"
     NO_SOLUTION = "no_solution"  # stopped at a limit without any feasible solution
@@ -45,7 +45,10 @@ class Termination(enum.Enum):
 
 @dataclass(frozen=True)
 class SolveResult:
-    """One solver run: what the result is worth, why the solver stopped, and the gap it proved."""
+    """One solver run: what the result is worth, why the solver stopped, and the gap it proved; `bound`
+    is the proven bound on the objective (the problem's own units and sense; None when unknown), `target`
+    the relative gap that was asked for (0: a proof of optimality). A run that stopped at its target
+    (termination OPTIMAL, gap above 0) is FEASIBLE: proven within `mip_gap`, not proven optimal."""
 
     status: SolveStatus
     solver: str
@@ -53,6 +56,8 @@ class SolveResult:
     mip_gap: float | None
     objective: float | None
     termination: Termination = Termination.OTHER
+    bound: float | None = None
+    target: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -76,3 +81,4 @@ class Solution:
     result: SolveResult
     dinkelbach_iterations: int | None = None
     alternatives: tuple[AlternativeSolution, ...] = field(default_factory=tuple)
+    gap_target: float = 0.0  # the relative gap the plan was asked to be proven within (0: optimal)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import time
 import warnings
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from typing import Any
@@ -96,8 +97,10 @@ def solve(
     time_limit: float | None = None,
     start: dict[str, float] | None = None,
     bounds: list[Bound] | None = None,
+    gap: float = 0.0,
 ) -> SolveResult:
-    """Solve to a proven optimum (relative gap 0) unless `time_limit` stops the search first.
+    """Solve to a proven optimum (relative gap 0; `gap` > 0: to a plan proven within that relative gap of
+    the optimum) unless `time_limit` stops the search first.
 
     `start` (variable name -> value, HiGHS only) is a MIP start: HiGHS checks it and searches from it;
     it changes how soon the proof comes, never what is proven. `bounds` (HiGHS only) are extra rows for
@@ -105,13 +108,27 @@ def solve(
     vouches that they keep every optimum (`trnplan.optimize.accelerate.start`'s reduced-cost rows)."""
     check_solver_available(solver)
     if solver == "highs":
-        result = _solve_highs(prob, time_limit, start, bounds or [])
+        result = _solve_highs(prob, time_limit, start, bounds or [], gap)
     else:
-        result = _solve_cbc(prob, time_limit)
+        result = _solve_cbc(prob, time_limit, gap)
     if result.status is SolveStatus.NO_SOLUTION and time_limit is None:
         # "Stopped at a limit with no solution" when no limit was set is a solver failure, not a time-out.
         result = SolveResult(SolveStatus.ERROR, result.solver, result.version, None, None, result.termination)
-    return result
+    return replace(result, target=gap)
+
+
+PROVEN_GAP = 1e-9
+"""A relative gap at or below this is rounding: the solve proved its plan optimal."""
+
+
+def proven(status: SolveStatus, gap: float | None) -> tuple[SolveStatus, float | None]:
+    """A solver's "optimal" with a gap left (it stopped at the relative gap asked of it) is a plan proven
+    within that gap, not proven optimal: FEASIBLE. A gap within rounding of 0 is 0."""
+    if status is SolveStatus.OPTIMAL:
+        if gap is None or gap <= PROVEN_GAP:
+            return status, 0.0
+        return SolveStatus.FEASIBLE, gap
+    return status, gap
 
 
 HIGHS_MAX_COEFFICIENT = 1e15
@@ -175,12 +192,18 @@ HIGHS_OPTIONS: dict[str, Any] = {
 
 
 def _solve_highs(
-    prob: pulp.LpProblem, time_limit: float | None, start: dict[str, float] | None, bounds: list[Bound]
+    prob: pulp.LpProblem,
+    time_limit: float | None,
+    start: dict[str, float] | None,
+    bounds: list[Bound],
+    gap_target: float,
 ) -> SolveResult:
     model = HighsModel(prob, seed=highs.HIGHS_SEED)
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
     model.set_options(**HIGHS_OPTIONS)
+    if gap_target > 0:
+        model.set_options(mip_rel_gap=float(gap_target))
     _check_loaded(model)
     model.add_rows(bounds)
     model.set_start(start)
@@ -202,20 +225,36 @@ def _solve_highs(
     gap: float | None = float(info.mip_gap)
     if gap != gap or gap > 1e300:  # type: ignore[operator]  # NaN or inf when no incumbent
         gap = None
-    if status is SolveStatus.OPTIMAL:
-        gap = 0.0 if gap is None or gap <= 1e-9 else gap  # proven: any gap left is rounding
+    status, gap = proven(status, gap)
     objective = pulp.value(prob.objective) if status.has_solution else None
+    bound = _dual_bound(prob, float(info.mip_dual_bound), objective, gap)
     return SolveResult(
-        status, "HiGHS", highs.version(), gap if status.has_solution else None, objective, termination
+        status, "HiGHS", highs.version(), gap if status.has_solution else None, objective, termination, bound
     )
 
 
-def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
+def _dual_bound(
+    prob: pulp.LpProblem, dual: float, objective: float | None, gap: float | None
+) -> float | None:
+    """HiGHS's proven bound in the problem's own terms (HiGHS minimises the costs without the constant:
+    a maximum's bound is negated back, the constant added); None without a plan or a finite bound. A
+    proven optimum's bound is its objective."""
+    if objective is None or gap is None:
+        return None
+    if gap == 0.0:
+        return float(objective)
+    if abs(dual) >= 1e300:
+        return None
+    constant = float(prob.objective.constant) if prob.objective is not None else 0.0
+    return (-dual if prob.sense == pulp.LpMaximize else dual) + constant
+
+
+def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None, gap_target: float) -> SolveResult:
     cls = _cbc_command()
     assert cls is not None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        solver = cls(msg=False, gapRel=0.0, gapAbs=1e-9, timeLimit=time_limit, threads=1)
+        solver = cls(msg=False, gapRel=gap_target, gapAbs=1e-9, timeLimit=time_limit, threads=1)
         prob.solve(solver)
     status = _cbc_status(pulp.LpStatus.get(prob.status, "Undefined"), getattr(prob, "sol_status", None))
     termination = CBC_TERMINATION.get(status, Termination.OTHER)
@@ -223,14 +262,11 @@ def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None) -> SolveResult:
         termination = Termination.TIME_LIMIT  # CBC says no more than "stopped" with or without a solution
     objective = pulp.value(prob.objective) if status.has_solution else None
     version = getattr(pulp, "__version__", "?")
-    return SolveResult(
-        status,
-        "CBC",
-        f"bundled with PuLP {version}",
-        0.0 if status is SolveStatus.OPTIMAL else None,
-        objective,
-        termination,
-    )
+    gap = None
+    if status is SolveStatus.OPTIMAL:
+        # CBC says "optimal" once within its gapRel, without the gap it reached: the target bounds it.
+        status, gap = proven(status, gap_target)
+    return SolveResult(status, "CBC", f"bundled with PuLP {version}", gap, objective, termination)
 
 
 CBC_TERMINATION = {

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from trnplan.catalog import Catalog, inputs_digest
 from trnplan.costs import evaluate_decisions, objective_unit, objective_value
 from trnplan.errors import SolverError
-from trnplan.optimize.solution import AlternativeSolution, Solution
+from trnplan.optimize.solution import AlternativeSolution, Solution, SolveResult, SolveStatus
 from trnplan.plan.body import economics, period_parts, plan_body, workload_part
 from trnplan.plan.check import check_plan
 from trnplan.plan.file import plan_from_dict
@@ -54,6 +54,14 @@ def alternative_entry(
     )
 
 
+def _bound(value: float, result: SolveResult) -> float | None:
+    """The proven bound on the optimum in the objective's unit (the plan's value scaled as the solver's
+    objective is to its bound), for a plan not proven optimal; None when unknown or proven optimal."""
+    if result.status is SolveStatus.OPTIMAL or result.bound is None or not result.objective:
+        return None
+    return value * result.bound / result.objective
+
+
 def build_plan(catalog: Catalog, solution: Solution) -> Plan:
     """The plan of a solution, of one period or many, in its canonical form (exactly what its file reads
     back as): `trnplan-plan/2` with its periods when the scenario has periods, else `trnplan-plan/1`."""
@@ -68,6 +76,8 @@ def build_plan(catalog: Catalog, solution: Solution) -> Plan:
         status=result.status.value,
         mip_gap=result.mip_gap,
         dinkelbach_iterations=solution.dinkelbach_iterations,
+        gap_target=solution.gap_target or None,
+        bound=_bound(value, result),
     )
     plan = Plan(
         format=PHASED_FORMAT if ev.phased else PLAN_FORMAT,
@@ -100,15 +110,18 @@ def plan_scenario(
     solver: str = "highs",
     time_limit: float | Deadline | None = None,
     alternatives: int = 3,
+    gap: float | None = None,
 ) -> Plan:
-    """Solve a scenario to proven optimality and return its plan, re-checked without PuLP.
+    """Solve a scenario to proven optimality (or within the relative `gap`; None: the scenario's) and
+    return its plan, re-checked without PuLP.
 
     Raises InfeasibleError (with what must give) when no plan exists, SolverError when the solver fails
     or stops at a limit with no feasible plan.
     """
     from trnplan.optimize import optimize
 
-    solution = optimize(catalog, scenario_id, solver=solver, time_limit=time_limit, alternatives=alternatives)
+    solution = optimize(catalog, scenario_id, solver=solver, time_limit=time_limit, alternatives=alternatives,
+                        gap=gap)
     plan = build_plan(catalog, solution)
     violations = check_plan(plan, catalog)
     if violations:

@@ -20,7 +20,7 @@ from pydantic import (
 from trnplan.costs.figures import MONTH, Amount, Count, Id, Part
 from trnplan.costs.figures import BomLine as BomLine  # re-exported: a plan's parts
 from trnplan.costs.figures import Totals as Totals
-from trnplan.numbers import ECONOMICS_DIGITS, canon
+from trnplan.numbers import ECONOMICS_DIGITS, canon, fmt
 
 PLAN_FORMAT = "trnplan-plan/1"
 PHASED_FORMAT = "trnplan-plan/2"
@@ -33,13 +33,33 @@ SolveStatusText = Literal["optimal", "feasible", "infeasible", "unbounded", "no_
 
 
 class SolverInfo(Part):
-    """Which solver proved the plan, and how far: `status` optimal means proven (gap 0)."""
+    """Which solver proved the plan, and how far: `status` optimal means proven (gap 0); feasible, that
+    the plan is proven within `mip_gap` (None: unknown) of the optimum, whose proven bound (in the
+    objective's unit) is `bound`. `gap_target` is the relative gap asked for (absent: 0, optimal)."""
 
     name: str
     version: str
     status: str
     mip_gap: Amount | None
     dinkelbach_iterations: Count | None = None
+    gap_target: Annotated[float, Field(gt=0, le=0.1)] | None = None
+    bound: float | None = None
+
+    @property
+    def within_target(self) -> bool:
+        """Proven within the gap asked for (a plan that stopped at it, not at a limit)."""
+        return self.gap_target is not None and self.mip_gap is not None and self.mip_gap <= self.gap_target
+
+    @property
+    def proof(self) -> str:
+        """How far the plan is proven, in words: 'proven optimal', 'proven within 0.01% (gap 0.0042%)',
+        'feasible, gap 2.1%', 'feasible, gap unknown' (the terminal and Markdown say the same)."""
+        if self.status == "optimal":
+            return "proven optimal"
+        gap = "gap unknown" if self.mip_gap is None else f"gap {fmt(self.mip_gap, 'pct')}"
+        if self.within_target and self.gap_target is not None:
+            return f"proven within {fmt(self.gap_target, 'pct')} ({gap})"
+        return f"{self.status}, {gap}"
 
     @field_validator("status")
     @classmethod

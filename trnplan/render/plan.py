@@ -22,12 +22,12 @@ OPEX_PARTS = (
 
 
 def solver_line(plan: Plan) -> str:
-    """'HiGHS 1.16.0, optimal, gap 0%'."""
+    """'HiGHS 1.16.0, proven optimal'; 'HiGHS 1.16.0, proven within 0.01% (gap 0.0042%)' for a plan
+    asked for a gap; 'HiGHS 1.16.0, feasible, gap 2.1%' (or 'gap unknown') for one a limit stopped."""
     s = plan.solver
     if s is None:
-        return "?, ?, gap 0%"
-    name = f"{s.name} {s.version}".strip()
-    return f"{name}, {s.status}, gap {fmt(s.mip_gap or 0.0, 'pct')}"
+        return "?, ?, gap unknown"
+    return f"{s.name} {s.version}".strip() + ", " + s.proof
 
 
 def render_plan(plan: Plan) -> RenderableType:
@@ -51,7 +51,7 @@ def _horizon_years(plan: Plan) -> float | None:
 
 def _headline(plan: Plan) -> Grid:
     t = plan.totals
-    status = plan.solver.status if plan.solver is not None else "?"
+    proven = plan.solver is not None and (plan.solver.status == "optimal" or plan.solver.within_target)
     rows = [
         ("objective", _objective_text(plan.objective)),
         ("chips", f"{fmt(t.chips, 'int')} in {fmt(t.units, 'int')} units, "
@@ -78,7 +78,7 @@ def _headline(plan: Plan) -> Grid:
     headline = Grid(f"Plan for {plan.scenario}", [Col("", style="bold"), Col("", wrap=True)],
                     show_header=False, caption=_installed_caption(plan))
     for key, value in rows:
-        style = "bold yellow" if key == "solver" and status != "optimal" else None
+        style = "bold yellow" if key == "solver" and not proven else None
         headline.add_row(key, Text(value, style=style or ""))
     return headline
 
@@ -156,6 +156,12 @@ RATIO_HEADER = "PF per $M"
 """The max_perf_per_tco objective in the alternatives table: FP8 PFLOPs per million USD of TCO."""
 
 
+def delta_text(pct: float) -> str:
+    """An alternative's change in the objective, to 0.1% (each is proven within 0.01%: finer digits
+    would show the solver's tolerance, not the alternative): '+1.9%', '+0.0%' for a change under 0.05%."""
+    return f"{pct:+.1f}%"
+
+
 def _alternatives(plan: Plan) -> Grid:
     """The alternatives, ranked; for max_perf_per_tco with the ratio they are ranked by (beside TCO, FP8)."""
     ratio = plan.objective is not None and plan.objective.kind == "max_perf_per_tco"
@@ -179,7 +185,7 @@ def _alternatives(plan: Plan) -> Grid:
             cells.append(fmt(alt.effective_fp8_pflops, "pflops") if feasible else "-")
         if ratio:
             cells.append(f"{alt.objective:,.3f}" if feasible and alt.objective is not None else "-")
-        cells.append(fmt((alt.delta_pct or 0.0) / 100, "pct", signed=True) if feasible else "infeasible")
+        cells.append(delta_text(alt.delta_pct or 0.0) if feasible else "infeasible")
         # a line per site, and one per further option of a site (indented under its first)
         choice = alt.choice.replace("; ", "\n").replace(" + ", " +\n  ")
         t.add_row(str(i), alt.without, choice, *cells)

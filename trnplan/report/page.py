@@ -97,8 +97,7 @@ def _subtitle(plan: Plan) -> str:
         value = money_short(o.value) if o.unit == "USD" else f"{plain(o.value, 4)} {o.unit}"
         parts.append(f"objective {o.kind}: {value}")
     if plan.solver is not None:
-        gap = "" if plan.solver.mip_gap is None else f", gap {plan.solver.mip_gap:g}"
-        parts.append(f"{plan.solver.name} {plan.solver.version}: {plan.solver.status}{gap}")
+        parts.append(f"{plan.solver.name} {plan.solver.version}: {plan.solver.proof}")
     if plan.workload is not None:
         parts.append(f"workload {plan.workload.id}")
     parts.append(f"inputs {plan.inputs_digest[:19]}")

@@ -12,11 +12,13 @@ Used by `cuts` (capacity LPs) and `start` (pricing MILPs).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from trnplan.optimize.highs import new_highs
 from trnplan.optimize.model import Model, SiteModel
+from trnplan.optimize.progress import check_time
 
 
 def site_variables(sm: SiteModel) -> list[Any]:
@@ -69,14 +71,17 @@ def _row_bounds(constraint: Any) -> tuple[float, float]:
     return rhs, rhs
 
 
-def site_blocks(model: Model) -> list[SiteBlock]:
+def site_blocks(model: Model, rows: Iterable[Any] | None = None) -> list[SiteBlock]:
     """Each site's block; sites without variables get an empty one. A phased model's block is the site
     over the whole window: every period's variables, the rows linking them and its x[s,o]; its modes are
-    the scale-out switch types (the tiers may grow from period to period)."""
+    the scale-out switch types (the tiers may grow from period to period). `rows`: the problem's rows to
+    place (default all; a row mentioning a variable of no block is never placed, so a caller that knows
+    which rows can be placed saves reading the others)."""
     blocks = []
     owner: dict[str, int] = {}
     known = {v.name for v in model.prob.variables()} if model.multi else set()
     for s, sm in enumerate(model.sites):
+        check_time("splitting the model by site")
         modes: dict[Any, Any]
         if model.multi:  # a variable no row mentions (a period's unused option) is left out
             columns = [v for pm in model.periods for v in site_variables(pm.sites[s]) if v.name in known]
@@ -87,9 +92,29 @@ def site_blocks(model: Model) -> list[SiteBlock]:
         blocks.append(SiteBlock(sm, columns, {v.name: i for i, v in enumerate(columns)}, modes))
         owner.update((v.name, s) for v in columns)
     coupling = set(model.coupling)
-    for constraint in model.prob.constraints():
+    for i, constraint in enumerate(model.prob.constraints() if rows is None else rows):
+        if i % 1024 == 0:
+            check_time("splitting the model by site")
         _place_row(blocks, owner, constraint.name in coupling, constraint)
     return blocks
+
+
+def rows_by_period(model: Model) -> list[list[Any]]:
+    """A phased model's rows grouped by the one period all their variables belong to (rows that mention
+    none, or several periods, in no group): what each period's blocks can hold, read in one pass."""
+    period_of = {
+        v.name: p for p, pm in enumerate(model.periods) for sm in pm.sites for v in site_variables(sm)
+    }
+    groups: list[list[Any]] = [[] for _ in model.periods]
+    for i, constraint in enumerate(model.prob.constraints()):
+        if i % 1024 == 0:
+            check_time("grouping the model's rows by period")
+        periods = {period_of.get(var.name, -1) for var, coef in constraint.items() if coef}
+        if len(periods) == 1:
+            p = periods.pop()
+            if p >= 0:
+                groups[p].append(constraint)
+    return groups
 
 
 def _place_row(blocks: list[SiteBlock], owner: dict[str, int], coupling: bool, constraint: Any) -> None:

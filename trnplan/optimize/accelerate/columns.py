@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs
 from trnplan.optimize.highs import confirm_infeasible, new_highs
 from trnplan.optimize.model import Model
+from trnplan.optimize.progress import OutOfTime, check_time, current_deadline
 
 MAX_ROUNDS = 4
 PRICE_NODES = 2000
@@ -207,10 +208,17 @@ def _each_site(work: Callable[[Pricing, int], T], pricings: list[Pricing]) -> li
     Each site has its own HiGHS instance (one thread, fixed seed) and highspy releases the GIL while it
     solves, so sites price in parallel; each result depends on its site alone, and the caller takes them
     in site order, so the outcome is the same whatever the threads do."""
+    deadline = current_deadline()  # read here: the pool's threads do not see the caller's context
+
+    def timed(pr: Pricing, s: int) -> T:
+        if deadline is not None and deadline.expired:
+            raise OutOfTime("the start heuristic (pricing each site)")
+        return work(pr, s)
+
     if PRICE_THREADS <= 1 or len(pricings) < 2:
-        return [work(pr, s) for s, pr in enumerate(pricings)]
+        return [timed(pr, s) for s, pr in enumerate(pricings)]
     with ThreadPoolExecutor(max_workers=PRICE_THREADS) as pool:
-        return list(pool.map(work, pricings, range(len(pricings))))
+        return list(pool.map(timed, pricings, range(len(pricings))))
 
 
 def generate(pricings: list[Pricing], coupling: Coupling, duals: list[float]) -> list[float]:
@@ -221,6 +229,7 @@ def generate(pricings: list[Pricing], coupling: Coupling, duals: list[float]) ->
 
     best = (-math.inf, duals)
     for _round in range(MAX_ROUNDS):
+        check_time("the start heuristic (column generation)")
         priced = _each_site(partial(_price, coupling=coupling, duals=duals), pricings)
         if all(found is not None for found in priced):
             bound = lagrangian_bound(coupling, duals, [found[0] for found in priced if found is not None])

@@ -16,11 +16,13 @@ cut for that site (no cut is always valid). Infeasible means no plan uses the mo
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs, site_blocks
 from trnplan.optimize.highs import confirm_infeasible
 from trnplan.optimize.model import Model, lin, name
+from trnplan.optimize.progress import check_time
 
 MEASURES = ("fp8_pflops", "chips", "hbm_tb", "effective_fp8_pflops")
 
@@ -74,8 +76,9 @@ def mode_maxima(block: SiteBlock, q: str) -> tuple[float, dict[tuple[str, int], 
     return w0, out
 
 
-def add_capacity_cuts(model: Model) -> int:
-    """Add the per-site capacity cuts to the model; returns how many rows were added."""
+def add_capacity_cuts(model: Model, rows: Iterable[Any] | None = None) -> int:
+    """Add the per-site capacity cuts to the model; returns how many rows were added. `rows`: the rows
+    its site blocks may hold (`blocks.site_blocks`; default all of the problem's)."""
     if model.elastic:
         return 0
     try:
@@ -83,7 +86,8 @@ def add_capacity_cuts(model: Model) -> int:
     except ImportError:
         return 0
     added = 0
-    for block in site_blocks(model):
+    for block in site_blocks(model, rows):
+        check_time("adding capacity cuts")
         sm = block.site
         if not sm.options or not sm.y:
             continue

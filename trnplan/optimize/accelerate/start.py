@@ -56,6 +56,7 @@ from trnplan.optimize.accelerate.columns import (
 )
 from trnplan.optimize.highs import HighsModel
 from trnplan.optimize.model import Model
+from trnplan.optimize.progress import check_time
 
 POLISH_NODES = 500
 
@@ -217,10 +218,12 @@ def mip_start(model: Model) -> Start | None:
     if model.elastic or not model.sites:
         return None
     prob = model.prob
+    check_time("the start heuristic")
     full = HighsModel(prob, mip=False)
     full.h.run()
     if full.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
+    check_time("the start heuristic")
     blocks = site_blocks(model)
     coupling = coupling_rows(model, blocks)
     dual = list(full.h.getSolution().row_dual)
@@ -230,6 +233,7 @@ def mip_start(model: Model) -> Start | None:
     site_costs = [[float(costs[full.col[v.name]]) for v in block.columns] for block in blocks]
     pricings = new_pricings(blocks, site_costs, coupling, lean=not model.multi)
     duals = generate(pricings, coupling, duals)
+    check_time("the start heuristic")
     bounds = mode_columns(pricings, coupling, duals)
     complete = all(len(site) == len(pr.block.modes) + 1 for pr, site in zip(pricings, bounds, strict=True))
     bound = -math.inf
@@ -237,7 +241,9 @@ def mip_start(model: Model) -> Start | None:
         bound = lagrangian_bound(coupling, duals, [min(site.values()) for site in bounds])
     seen: list[Any] = []
     fix = not model.multi
+    check_time("the start heuristic")
     first = _integer_plan(model, full, pricings, coupling, costs, seen, fix)
+    check_time("the start heuristic")
     margin_columns(pricings, coupling, duals, bounds, math.inf if first is None else gap_of(first[1], bound))
     again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first)
     plans = [p for p in (first, again) if p is not None]

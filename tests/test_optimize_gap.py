@@ -1,0 +1,186 @@
+"""A stated optimality target (`--gap`, a scenario's `gap`), what a plan records of its proof, and
+alternatives priced for what they are: only the MILPs the top k needs, each at its own gap, counted as
+they are solved."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import conftest
+import pytest
+import yaml
+
+from trnplan.cli.outcomes import unproven_warning
+from trnplan.diff import solver_text
+from trnplan.optimize import alternatives as alternatives_module
+from trnplan.optimize import optimize, progress, solve_objective
+from trnplan.optimize.alternatives import ALTERNATIVE_GAP, find_alternatives
+from trnplan.optimize.build import build_model
+from trnplan.optimize.solution import SolveStatus
+from trnplan.optimize.solve import proven, solve
+from trnplan.plan import plan_scenario
+from trnplan.plan.model import Plan, SolverInfo
+from trnplan.render import solver_line
+from trnplan.testkit.builders import base_specs, catalog_from_dict
+
+run = functools.partial(conftest.run, columns=120)
+
+
+def many_choices() -> dict[str, Any]:
+    """base_specs with a dearer second scale-out switch: without `sw` the plan is nearly as cheap (on
+    `sw2`), without liq16, liquid or `up` it is air8's, dearer; so the top 1 needs one MILP, not four."""
+    specs = base_specs()
+    specs["switches"]["sw2"] = {**specs["switches"]["sw"], "unit_usd": 2000}
+    return specs
+
+
+def _plan_with(**solver: Any) -> Plan:
+    """The tiny world's plan with its solver record replaced."""
+    plan = plan_scenario(catalog_from_dict(base_specs()), "s", alternatives=0)
+    assert plan.solver is not None
+    info = SolverInfo.model_validate({**plan.solver.model_dump(), **solver})
+    return plan.model_copy(update={"solver": info})
+
+
+# --- issue 37 item 14: an unknown gap is not 0 -------------------------------------------------------------
+
+
+def test_a_plan_cut_short_with_an_unknown_gap_does_not_say_gap_0() -> None:
+    plan = _plan_with(status="feasible", mip_gap=None)
+    line = solver_line(plan)
+    assert "gap unknown" in line
+    assert "0%" not in line
+    assert "gap unknown" in solver_text(plan.solver)
+
+
+def test_a_known_gap_and_a_proof_read_as_such() -> None:
+    assert solver_line(_plan_with(status="feasible", mip_gap=0.021)).endswith("feasible, gap 2.1%")
+    assert solver_line(_plan_with(status="optimal", mip_gap=0.0)).endswith("proven optimal")
+
+
+# --- the gap asked for ---------------------------------------------------------------------------
+
+
+def test_a_plan_within_the_gap_asked_says_proven_within_and_no_warning() -> None:
+    plan = _plan_with(status="feasible", mip_gap=3e-5, gap_target=1e-4, bound=1.0)
+    assert solver_line(plan).endswith("proven within 0.01% (gap 0.003%)")
+    assert "proven within 0.01%" in solver_text(plan.solver)
+    assert unproven_warning("s", plan) is None
+    # the same target missed (a time limit cut it) is unproven, and says so
+    missed = _plan_with(status="feasible", mip_gap=3e-3, gap_target=1e-4, bound=1.0)
+    assert "feasible, gap 0.3%" in solver_line(missed)
+    assert unproven_warning("s", missed) is not None
+
+
+def test_a_solver_optimal_with_a_gap_left_is_proven_within_not_optimal() -> None:
+    """HiGHS says "optimal" once within its mip_rel_gap: that is a plan proven within the gap."""
+    assert proven(SolveStatus.OPTIMAL, 4e-5) == (SolveStatus.FEASIBLE, 4e-5)
+    assert proven(SolveStatus.OPTIMAL, 1e-12) == (SolveStatus.OPTIMAL, 0.0)
+    assert proven(SolveStatus.FEASIBLE, None) == (SolveStatus.FEASIBLE, None)
+
+
+def test_solve_records_its_target_and_a_bound_no_better_than_the_plan() -> None:
+    model = build_model(catalog_from_dict(base_specs()), "s")
+    from trnplan.optimize.model import set_objective
+
+    set_objective(model, "min_tco")
+    result = solve(model.prob, "highs", gap=0.05)
+    assert result.target == 0.05
+    assert result.objective is not None and result.bound is not None
+    assert result.bound <= result.objective * (1 + 1e-9)
+    assert result.mip_gap is not None and result.mip_gap <= 0.05
+
+
+def test_gap_on_the_command_line_and_in_the_scenario_reach_the_plan(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "world.yaml").write_text(yaml.safe_dump(base_specs()))
+    out = tmp_path / "s.yaml"
+    result = run("optimize", "s", "--specs", specs, "--out", out, "--gap", "1e-4", "--alternatives", "0")
+    assert result.exit_code == 0, result.stderr
+    written = yaml.safe_load(out.read_text())
+    assert written["solver"]["gap_target"] == 1e-4
+    # --check compares like with like: the file's target, without --gap
+    check = run("optimize", "s", "--specs", specs, "--out", out, "--check", "--alternatives", "0")
+    assert check.exit_code == 0, check.stdout + check.stderr
+    # the scenario's field: the same target
+    data = base_specs()
+    data["scenarios"]["s"]["gap"] = 1e-4
+    plan = plan_scenario(catalog_from_dict(data), "s", alternatives=0)
+    assert plan.solver is not None and plan.solver.gap_target == 1e-4
+    # default: proven optimal, nothing recorded of a target (committed plans unchanged)
+    plain = plan_scenario(catalog_from_dict(base_specs()), "s", alternatives=0)
+    assert plain.solver is not None and plain.solver.gap_target is None and plain.solver.bound is None
+    assert "gap_target" not in plain.to_dict()["solver"]
+
+
+@pytest.mark.parametrize("bad", ["-0.1", "0.5", "abc"])
+def test_a_bad_gap_is_a_usage_error(bad: str) -> None:
+    result = run("optimize", "s", "--gap", bad)
+    assert result.exit_code == 2
+    assert "--gap" in result.stderr
+
+
+# --- alternatives --------------------------------------------------------------------------------
+
+
+def _counting(calls: list[dict[str, Any]]) -> Any:
+    def search(model: Any, solver: str, deadline: Any, start: float = 0.0, **kw: Any) -> Any:
+        calls.append(kw)
+        return solve_objective(model, solver, deadline, start, **kw)
+
+    return search
+
+
+def test_alternatives_solve_only_what_the_top_k_needs_and_keep_its_answer() -> None:
+    """With k=1, a choice whose LP bound is above the best alternative found cannot enter the top 1: it is
+    not solved, and the top 1 is the one of solving every choice."""
+    catalog = catalog_from_dict(many_choices())
+    best = optimize(catalog, "s", alternatives=0).decisions
+    every: list[dict[str, Any]] = []
+    full = find_alternatives(catalog, "s", best, 50, "highs", None, _counting(every))
+    few: list[dict[str, Any]] = []
+    top = find_alternatives(catalog, "s", best, 1, "highs", None, _counting(few))
+    assert [a.without for a in top] == [a.without for a in full[:1]]
+    assert top[0].objective == pytest.approx(full[0].objective, rel=1e-4)
+    assert len(few) < len(best.chosen_items())
+    assert len(few) < len(every) or len(every) < len(best.chosen_items())
+
+
+def test_each_alternative_is_solved_at_its_own_gap() -> None:
+    catalog = catalog_from_dict(base_specs())
+    best = optimize(catalog, "s", alternatives=0).decisions
+    calls: list[dict[str, Any]] = []
+    find_alternatives(catalog, "s", best, 3, "highs", None, _counting(calls))
+    assert calls and all(kw["gap"] == ALTERNATIVE_GAP for kw in calls)
+
+
+def test_a_choice_the_lp_shows_cannot_be_done_without_costs_no_milp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the only scale-out switch nothing can be built: the LP says so, no MILP is solved for it."""
+    catalog = catalog_from_dict(base_specs())
+    best = optimize(catalog, "s", alternatives=0).decisions
+    calls: list[dict[str, Any]] = []
+    found = find_alternatives(catalog, "s", best, 10, "highs", None, _counting(calls))
+    infeasible = [a for a in found if a.decisions is None]
+    assert [a.without for a in infeasible] == ["scale-out switch sw"]
+    assert len(calls) == len(best.chosen_items()) - 1
+
+
+def test_progress_counts_the_alternatives_really_solved() -> None:
+    stages: list[str] = []
+
+    def heard(p: progress.Progress) -> None:
+        if p.stage.startswith("alternative") and p.stage not in stages:
+            stages.append(p.stage)
+
+    catalog = catalog_from_dict(many_choices())
+    with progress.watch(heard):
+        solution = optimize(catalog, "s", alternatives=1)
+    solved = len([s for s in stages])
+    assert solved >= 1
+    for i, stage in enumerate(stages, 1):
+        assert stage.startswith(f"alternative {i} (1 asked): without ")
+    assert solved < len(solution.decisions.chosen_items())
+    assert alternatives_module.ALTERNATIVE_GAP == 1e-4
