@@ -4,6 +4,8 @@ without it anywhere, re-solved on the same model with that choice's variables fi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from trnplan.catalog import Catalog
@@ -89,50 +91,73 @@ def find_alternatives(
         return []
     if model is None:
         model = build_model(catalog, scenario_id)
-    # the plans found: their choices, PFLOPs per USD and values; and their solver objectives (what the
-    # bounds are compared with)
-    seeds: list[tuple[list[tuple[str, str]], float, dict[str, float]]] = []
-    kept: list[float] = []
     try:
         ranked_choices = _by_bound(model, scenario.objective, best.chosen_items(), deadline)
     except OutOfTime:
         return []
-    solved = 0
+    pool = _Found()
     for kind, item, bound in ranked_choices:
         if deadline.expired or progress.interrupted():
             break
         if bound is None:  # the LP without it has no solution: neither has the MILP
             found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
             continue
-        if _cannot_enter(scenario.objective, bound, kept, k):
+        if _cannot_enter(scenario.objective, bound, pool.kept, k):
             continue
-        solved += 1
-        touched = _exclude(model, kind, item)
-        # A plan found for an earlier exclusion that does not choose `item` is feasible here too: its ratio
-        # (a hair less, for rounding) is a valid Dinkelbach start, its values a MIP start.
-        usable = [(r, values) for items, r, values in seeds if (kind, item) not in items]
-        start = max((r for r, _ in usable), default=0.0) * (1 - 1e-9)
-        with progress.stage(f"alternative {solved} ({k} asked): without {kind} {item}"):
-            result, decisions, _iterations = search(
-                model, solver, deadline, start, gap=gap, warm=usable[-1][1] if usable else None
-            )
-        for var, upper in touched:
-            var.upBound = upper
+        pool.solved += 1
+        label = f"alternative {pool.solved} ({k} asked): without {kind} {item}"
+        alt = _without(catalog, scenario_id, model, (kind, item), pool, label,
+                       lambda m, start, warm: search(m, solver, deadline, start, gap=gap, warm=warm))
         if progress.interrupted():
             break
-        if decisions is None or not decisions.deployments:
-            if not result.termination.is_limit and result.termination is not Termination.INTERRUPT:
-                found.append(AlternativeSolution(f"{kind} {item}", result))  # proven: none without it
-            continue
-        ev = evaluate_decisions(catalog, scenario_id, decisions)
-        values = {v.name: float(v.varValue or 0.0) for v in model.prob.variables()}
-        if ev.totals.tco_usd > 0:
-            seeds.append((decisions.chosen_items(), perf_of(ev.totals) / ev.totals.tco_usd, values))
-        if result.objective is not None:
-            kept.append(result.objective)
-        value = objective_value(scenario.objective, ev.totals)
-        found.append(AlternativeSolution(f"{kind} {item}", result, decisions, value))
+        if alt is not None:
+            found.append(alt)
     return ranked(catalog, scenario_id, best, found, k)
+
+
+@dataclass
+class _Found:
+    """The alternatives' plans so far: each one's choices, PFLOPs per USD and values (`seeds`), the
+    solver's objective of each (`kept`: what the bounds are compared with), and the MILPs solved."""
+
+    seeds: list[tuple[list[tuple[str, str]], float, dict[str, float]]] = field(default_factory=list)
+    kept: list[float] = field(default_factory=list)
+    solved: int = 0
+
+
+def _without(
+    catalog: Catalog,
+    scenario_id: str,
+    model: Model,
+    choice: tuple[str, str],
+    pool: _Found,
+    label: str,
+    search: Callable[[Model, float, dict[str, float] | None], tuple[SolveResult, Decisions | None, int]],
+) -> AlternativeSolution | None:
+    """The best plan without one choice (None: a limit or Ctrl-C stopped it before it found one). A plan
+    found for an earlier exclusion that does not choose it is feasible here too: its ratio (a hair less,
+    for rounding) is a valid Dinkelbach start, its values a MIP start."""
+    kind, item = choice
+    touched = _exclude(model, kind, item)
+    usable = [(r, values) for items, r, values in pool.seeds if choice not in items]
+    start = max((r for r, _ in usable), default=0.0) * (1 - 1e-9)
+    with progress.stage(label):
+        result, decisions, _iterations = search(model, start, usable[-1][1] if usable else None)
+    for var, upper in touched:
+        var.upBound = upper
+    if decisions is None or not decisions.deployments:
+        stopped = result.termination.is_limit or result.termination is Termination.INTERRUPT
+        if stopped or progress.interrupted():
+            return None
+        return AlternativeSolution(f"{kind} {item}", result)  # proven: none without it
+    ev = evaluate_decisions(catalog, scenario_id, decisions)
+    if ev.totals.tco_usd > 0:
+        values = {v.name: float(v.varValue or 0.0) for v in model.prob.variables()}
+        pool.seeds.append((decisions.chosen_items(), perf_of(ev.totals) / ev.totals.tco_usd, values))
+    if result.objective is not None:
+        pool.kept.append(result.objective)
+    value = objective_value(catalog.scenarios[scenario_id].objective, ev.totals)
+    return AlternativeSolution(f"{kind} {item}", result, decisions, value)
 
 
 def _no_plan(solver: str) -> SolveResult:
