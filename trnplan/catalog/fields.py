@@ -126,6 +126,8 @@ FIELD_DOCS: dict[str, str] = {
     "ScenarioSpec.decide": "Last period start (YYYY-MM) whose purchases every future shares "
     "(`optimize --futures`); default the first period.",
     "ScenarioSpec.workload": "A `workloads` id: the share of peak each form delivers; none: all of it.",
+    "ScenarioSpec.gap": "Relative gap the plan is proven within, a fraction (0.0001 for 0.01%); 0, the "
+    "default: proven optimal. `optimize --gap` overrides it.",
     "Demand.chips": "Chips needed, installed.",
     "Demand.fp8_pflops": "Dense FP8 PFLOPS needed, installed.",
     "Demand.hbm_tb": "HBM capacity needed, in TB.",
