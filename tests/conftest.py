@@ -6,6 +6,8 @@ session, one Dask cluster, and the process state every test may rely on.
   `catch_exceptions=True`).
   `result.stdout` and `result.stderr` are kept apart.
 - `REPO`, `FIXTURES`, `SPECS`, `PLANS`: where things are.
+- `hidden_words(renderable, width)`: the words only the columns a narrow terminal leaves out hold (what a
+  test of "every word whole" may miss at that width).
 - Session fixtures: the tiny world solved once (`tiny_solved`), the phased fixture's plan
   (`phased_plan`), a Dask cluster (`dask_address`).
 - Ctrl-C reaches the processes the tests start: a pytest started with SIGINT ignored (a background job of
@@ -67,6 +69,37 @@ def run(
         env={**ENV, "COLUMNS": str(columns), **(env or {})},
         catch_exceptions=catch_exceptions,
     )
+
+
+def _narrowed(renderable: Any, width: int) -> Any:
+    """A renderable as `width` shows it: each table less the columns its narrow layout leaves out."""
+    from rich.console import Group
+
+    from trnplan.render.tables import Grid
+
+    if isinstance(renderable, Grid):
+        return renderable.narrowed(width)
+    if isinstance(renderable, Group):
+        return Group(*(_narrowed(part, width) for part in renderable.renderables))
+    return renderable
+
+
+def _words(renderable: Any, width: int) -> set[str]:
+    import io
+
+    from rich.console import Console
+
+    from trnplan.render import Trimmed
+
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None, highlight=False, soft_wrap=False).print(
+        Trimmed(renderable))
+    return {w for line in out.getvalue().splitlines() if set(line) - set("─ ") for w in line.split()}
+
+
+def hidden_words(renderable: Any, width: int) -> set[str]:
+    """The words (at 250 columns) that only the columns left out at `width` hold."""
+    return _words(renderable, 250) - _words(_narrowed(renderable, width), 250)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import hidden_words, run
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
 
@@ -52,7 +53,8 @@ def test_a_grid_picks_wide_then_stacked_then_records() -> None:
     assert wide[3].split() == ["iad-air", "trn3-nl32x2", "78", "$61,638,408", "air-cooled", "racks", "in",
                                "the", "legacy", "hall"]
     stacked = printed(g, 50).splitlines()
-    assert stacked[1].split() == ["site", "units"] and stacked[2].split() == ["form", "capex", "note"]
+    # each stacked header's lines stand over its values' lines: a lone header on the first line
+    assert stacked[1].split() == ["site", "units", "note"] and stacked[2].split() == ["form", "capex"]
     assert stacked[4].split()[:3] == ["iad-air", "78", "air-cooled"]
     assert stacked[5].split()[:2] == ["trn3-nl32x2", "$61,638,408"]
     assert printed(g, 30).splitlines()[1:7] == [
@@ -79,7 +81,7 @@ def test_every_rendering_keeps_its_words_whole_and_fits_any_width(width: int) ->
         text = printed(renderable, width)
         assert max(cell_len(line) for line in text.splitlines()) <= width
         reference = printed(renderable, 250)
-        missing = words(reference) - words(text)
+        missing = words(reference) - words(text) - hidden_words(renderable, width)
         assert not missing, (width, sorted(missing)[:10])
 
 
@@ -225,3 +227,90 @@ def test_a_summary_row_rises_over_its_blank_cells_when_stacked() -> None:
     stacked = printed(g, 50).splitlines()
     assert stacked[-2].split() == ["$631,159,128"] and stacked[-1].split() == ["total"]
     assert stacked[-2].index("$631,159,128") < stacked[4].index("air-cooled")  # first line, capex column
+
+
+# --- narrow terminals: fewer columns, not folded ones ------------------------------------------------
+
+
+HINT = "not shown at this width: "
+
+
+def test_at_80_columns_a_table_keeps_its_essential_columns_a_row_a_line_and_names_the_rest() -> None:
+    """kubectl's default against `-o wide`: the deployments at 80 columns are one line a deployment under
+    one line of headers, the less needed columns (racks, domains, FP8, IT power) left out and named
+    under the table with `--wide`; at 120 every column is there and nothing is said."""
+    plan = read_plan(REPO / "plans" / "trn3-100k.yaml")
+    deployments = block(lines_at(render_plan(plan), 80), "Deployments")
+    assert deployments[1].split() == ["site", "form", "cooling", "scale-up", "units", "chips", "capex"]
+    rows = [d for s in plan.sites.values() for d in s.deployments]
+    assert len(deployments) == 3 + len(rows) + 1
+    (hint,) = [line for line in deployments if line.startswith(HINT)]
+    assert hint == f"{HINT}racks, domains, FP8, IT power; --wide shows them"
+    for line, d in zip(deployments[3:], [d for _, s in sorted(plan.sites.items()) for d in s.deployments],
+                       strict=False):
+        assert line.split()[1:] == [d.form, d.cooling, d.scale_up_switch, fmt(d.units, "int"),
+                                    fmt(d.chips, "int"), fmt(d.capex_usd, "usd")]
+    wide = block(lines_at(render_plan(plan), 120), "Deployments")
+    assert "racks" in wide[1].split() and not any(line.startswith(HINT) for line in wide)
+
+
+def test_each_header_stands_over_its_value() -> None:
+    """Every column's header ends where its values end (figures) or starts where they start (text), at
+    80 and 120 columns, in every table of a plan."""
+    plan = read_plan(REPO / "plans" / "trn3-life.yaml")
+    for width in (80, 120):
+        lines = lines_at(render_plan(plan), width)
+        for title in ("Deployments, installed in 2027-01", "Scale-out fabric and site use, installed in "
+                      "2027-01", "Purchases by period"):
+            table = block(lines, title)
+            header, first = table[1], table[3]
+            for word in ("capex", "chips", "site", "form", "switch"):
+                if f" {word} " not in f" {header} ":
+                    continue
+                at = f" {header} ".index(f" {word} ")
+                end = at + len(word)
+                under = first[at:end].strip() if len(first) > at else ""
+                assert under or first[end - 1:end].strip(), (title, width, header, first)
+
+
+def test_show_forms_is_a_line_a_form_at_80_columns() -> None:
+    """A form is one line, and one more per further scale-up option, never nine; codename and topology
+    are left out at 80 columns and named (they are there at 120)."""
+    catalog = load_specs([REPO / "specs"])
+    lines = lines_at(render_catalog("forms", catalog), 80)
+    assert lines[2].split()[:2] == ["form", "brand"]
+    for fid, form in catalog.forms.items():
+        (at,) = [i for i, line in enumerate(lines) if line.split()[:1] == [fid]]
+        taken = 1
+        while at + taken < len(lines) and lines[at + taken].startswith(" "):
+            taken += 1
+        assert taken <= max(3, len(form.scale_up)), (fid, lines[at:at + taken])
+    assert any(line.startswith(HINT) and "codename" in line for line in lines)
+    wide = lines_at(render_catalog("forms", catalog), 120)
+    assert "codename" in wide[2].split() and "Teton3 MAX" in "\n".join(wide)
+
+
+def test_a_bom_at_80_columns_keeps_each_category_beside_its_item() -> None:
+    """A category is a column of its own on its item's first line; an item's further lines are indented
+    under the item, and the category column beside them is empty (no category under a folded item)."""
+    plan = read_plan(REPO / "plans" / "trn3-100k.yaml")
+    lines = lines_at(render_bom(build_bom(plan)), 80)
+    assert lines[1].split()[:3] == ["site", "category", "item"]
+    column = lines[1].index("item")
+    categories = {line.category for line in plan.bom}
+    for i, line in enumerate(lines[3:], 3):
+        head = line[:column].split()
+        if head and head[-1] in categories:
+            assert line[column:column + 1].strip(), line  # the item starts on the category's line
+        elif line[column:column + 2] == "  " and line[column + 2:column + 3].strip():
+            assert not line[:column].strip(), line  # a folded item's next line: nothing beside it
+
+
+def test_wide_prints_every_column_at_any_width(tmp_path: Path) -> None:
+    r = run("bom", REPO / "plans" / "trn3-100k.yaml", "--wide", columns=80)
+    assert r.exit_code == 0, r.output
+    header = r.stdout.splitlines()[1].split()
+    assert header == ["site", "category", "item", "quantity", "unit", "extended", "share", "IT", "kW"]
+    assert HINT not in r.stdout
+    narrow = run("bom", REPO / "plans" / "trn3-100k.yaml", columns=80)
+    assert f"{HINT}unit, IT kW; --wide shows them" in narrow.stdout

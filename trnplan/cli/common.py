@@ -124,6 +124,15 @@ def format_option(choices: tuple[str, ...], *, long_help: bool = False) -> Any:
     return choice_option("--format", "-f", choices=choices, metavar="FORMAT", help=f"Output format: {named}.")
 
 
+WideOpt = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        help="Tables with every column, however wide the terminal (long lines run past it); a narrow "
+        "terminal otherwise leaves the less needed columns out and names them under the table.",
+    ),
+]
+
 DataFormat = Literal["table", "json", "yaml"]
 BomFormat = Literal["table", "csv", "json", "markdown"]
 DiffFormat = Literal["table", "markdown", "json"]
@@ -136,15 +145,16 @@ DiffFormatOpt = Annotated[DiffFormat, format_option(get_args(DiffFormat))]
 # --- output ---------------------------------------------------------------------------------------
 
 
-def emit(output: object) -> None:
+def emit(output: object, wide: bool = False) -> None:
     """Print a command's result on stdout: text (machine output) as it is, with exactly one trailing
-    newline; anything else is a rich renderable, printed through the console."""
+    newline; anything else is a rich renderable, printed through the console (`wide`: with every column,
+    `--wide`)."""
     if isinstance(output, str):
         typer.echo(output if output.endswith("\n") else output + "\n", nl=False)
         return
     from trnplan.render import Trimmed, console
 
-    console().print(Trimmed(output))  # type: ignore[arg-type]  # a renderable, by the contract above
+    console(wide=wide).print(Trimmed(output))  # type: ignore[arg-type]  # a renderable, by the contract above
 
 
 def echo_err(text: str, keep: Iterable[object] = ()) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from trnplan.cli.common import BomFormatOpt, DiffFormatOpt, echo_err, emit, guarded
+from trnplan.cli.common import BomFormatOpt, DiffFormatOpt, WideOpt, echo_err, emit, guarded
 from trnplan.errors import EXIT_DIFFERENT
 
 
@@ -17,6 +17,7 @@ def bom(
         Path, typer.Argument(metavar="PLAN", help="A plan file (plans/SCENARIO.yaml).", show_default=False)
     ],
     fmt: BomFormatOpt = "table",
+    wide: WideOpt = False,
 ) -> None:
     """Bill of materials of a plan: line items by site and category; the total equals the plan's capex.
 
@@ -33,7 +34,7 @@ def bom(
     if fmt == "table":
         from trnplan.render import render_bom
 
-        emit(render_bom(the_bom))
+        emit(render_bom(the_bom), wide=wide)
     else:
         emit({"csv": bom_to_csv, "json": bom_to_json, "markdown": bom_to_markdown}[fmt](the_bom))
 
@@ -58,6 +59,7 @@ def diff(
             help="Guardrail (repeatable): exit 1 when it is breached, e.g. 'capex>+5%' or 'it_power>+2MW'.",
         ),
     ] = None,
+    wide: WideOpt = False,
 ) -> None:
     """What changed between two plans: totals, per-site choices, deployments, BOM lines and why.
 
@@ -87,7 +89,7 @@ def diff(
     if fmt == "table":
         from trnplan.render import render_diff
 
-        emit(render_diff(result))
+        emit(render_diff(result), wide=wide)
     elif fmt == "markdown":
         emit(diff_to_markdown(result, breaches=breaches))
     else:

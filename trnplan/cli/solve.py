@@ -15,6 +15,7 @@ from trnplan.cli.common import (
     DataFormatOpt,
     SetOpt,
     SpecsOpt,
+    WideOpt,
     as_data,
     choice_option,
     echo_err,
@@ -135,6 +136,7 @@ def optimize(
             "scenario's `gap`, 0 = proven optimal). With --check, the gap the plan file records.",
         ),
     ] = None,
+    wide: WideOpt = False,
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
 ) -> None:
@@ -180,6 +182,7 @@ def optimize(
     run = _Run(check=check, fmt=fmt, solver=solver, time_limit=time_limit, alternatives=alternatives)
     run.gap = gap
     run.began = began
+    run.wide = wide
     run.write = not check and (out is not None or not overrides)
     run.rerun = _rerun_args(plans, specs)
     run.prepare(paths)
@@ -231,6 +234,7 @@ class _Run:
         self.time_limit = time_limit
         self.alternatives = alternatives
         self.write = not check
+        self.wide = False
         self.rerun = ""
         self.codes: list[int] = []
         self.solved: dict[str, Plan] = {}
@@ -344,7 +348,7 @@ class _Run:
         if self.fmt == "table":
             from trnplan.render import render_plan
 
-            emit(render_plan(plan))
+            emit(render_plan(plan), wide=self.wide)
 
     def _interrupted(self, catalog: Catalog, scenario_id: str, stop: SearchInterrupted) -> None:
         """Ctrl-C in a terminal: show the best plan found so far, marked as it is, and write nothing."""

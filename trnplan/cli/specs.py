@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from trnplan.cli.common import DataFormatOpt, SetOpt, SpecsOpt, as_data, echo_err, emit, guarded, load_catalog
+from trnplan.cli.common import (
+    DataFormatOpt,
+    SetOpt,
+    SpecsOpt,
+    WideOpt,
+    as_data,
+    echo_err,
+    emit,
+    guarded,
+    load_catalog,
+)
 from trnplan.errors import KINDS, UsageError, did_you_mean, visible
 
 if TYPE_CHECKING:
@@ -59,6 +69,7 @@ def show(
                        help="What to list: " + ", ".join(KINDS) + "."),
     ],
     fmt: DataFormatOpt = "table",
+    wide: WideOpt = False,
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
 ) -> None:
@@ -78,7 +89,7 @@ def show(
     if fmt == "table":
         from trnplan.render import render_catalog
 
-        emit(render_catalog(kind, catalog))
+        emit(render_catalog(kind, catalog), wide=wide)
     else:
         emit(as_data(catalog_items(catalog, kind), fmt))
 

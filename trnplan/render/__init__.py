@@ -16,17 +16,22 @@ from rich.console import Console
 from trnplan.numbers import fmt
 
 PIPE_WIDTH = 160
+WIDE_WIDTH = 1000
+"""`--wide`: room for every column of any table trnplan prints (its lines are as long as they need)."""
 
 
-def console(stderr: bool = False) -> Console:
+def console(stderr: bool = False, wide: bool = False) -> Console:
     """A console on stdout (results) or stderr (messages).
 
     rich honours NO_COLOR, FORCE_COLOR, TERM=dumb and COLUMNS, and writes no colour to a pipe. A pipe has
     no width, so there tables get up to PIPE_WIDTH columns (not rich's 80) and stay whole in CI logs.
+    `wide` (`--wide`) gives WIDE_WIDTH columns wherever the output goes.
     """
     stream = sys.stderr if stderr else sys.stdout
     width = None
-    if "COLUMNS" not in os.environ and not _isatty(stream):
+    if wide:
+        width = WIDE_WIDTH
+    elif "COLUMNS" not in os.environ and not _isatty(stream):
         width = PIPE_WIDTH
     return Console(stderr=stderr, highlight=False, soft_wrap=False, width=width)
 

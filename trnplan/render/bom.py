@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from trnplan.bom import Bom
 
 
+def _figures() -> list[Col]:
+    """A BOM line's figures; a narrow terminal leaves out IT kW, then the unit price, then the quantity."""
+    ranks = {"quantity": 2, "unit": 3, "extended": 0, "share": 1, "IT kW": 4}
+    return [Col(h, right=True, priority=rank) for h, rank in ranks.items()]
+
+
 def render_bom(bom: Bom) -> RenderableType:
     """BOM lines grouped by site and category, with a subtotal per site and the total (= plan capex); a
     phased plan's is its purchase schedule (see `render_schedule`)."""
@@ -22,8 +28,7 @@ def render_bom(bom: Bom) -> RenderableType:
         return render_schedule(bom)
     t = Grid(
         f"Bill of materials: {bom.scenario}",
-        [Col("site"), Col("category"), Col("item", wrap=True, min_width=24)]
-        + [Col(h, right=True) for h in ("quantity", "unit", "extended", "share", "IT kW")],
+        [Col("site"), Col("category"), Col("item", wrap=True, min_width=24)] + _figures(),
         keys=3,
         stack=[(0, 1), (2,), (3, 4), (5, 6), (7,)],
         caption=f"plan capex {fmt(bom.capex_usd, 'usd')}",
@@ -66,8 +71,7 @@ def render_schedule(bom: Bom) -> RenderableType:
     the total (= plan capex, everything bought in the window)."""
     t = Grid(
         f"Purchase schedule: {bom.scenario}",
-        [Col("period"), Col("site"), Col("category"), Col("item", wrap=True, min_width=24)]
-        + [Col(h, right=True) for h in ("quantity", "unit", "extended", "share", "IT kW")],
+        [Col("period"), Col("site"), Col("category"), Col("item", wrap=True, min_width=24)] + _figures(),
         keys=4,
         stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8,)],
         caption=f"plan capex {fmt(bom.capex_usd, 'usd')}: everything bought in the window",

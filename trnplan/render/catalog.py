@@ -81,12 +81,16 @@ def _chips_table(catalog: Catalog, chips: dict[str, Any], mark: _Marks) -> Grid:
 
 
 def _forms_table(catalog: Catalog, forms: dict[str, Any], mark: _Marks) -> Grid:
-    """The Rosetta stone: brand name, codename and topology name together, with the rack figures."""
+    """The Rosetta stone: brand name, codename and topology name together, with the rack figures; a form
+    is a line, and a line per further scale-up option (a narrow terminal leaves the codename, topology
+    name and domain FP8 out, and says so)."""
     t = Grid(
         None,
-        [Col("form"), Col("brand name\ncodename\ntopology", wrap=True, min_width=12),
-         Col("chip\nchips/rack x racks\ndomain (FP8)"), Col("cooling"), Col("scale-up switch:\nrack IT kW")],
-        stack=[(0, 1), (2, 3), (4,)],
+        [Col("form"), Col("brand name", wrap=True, min_width=16), Col("codename", wrap=True, priority=3),
+         Col("topology", wrap=True, min_width=15, priority=2), Col("chip", priority=1),
+         Col("chips/rack\nx racks", right=True, priority=4), Col("domain", right=True),
+         Col("domain\nFP8", right=True, priority=5), Col("cooling"),
+         Col("scale-up switch:\nrack IT kW")],
     )
     for fid, f in sorted(forms.items()):
         d = DERIVED["forms"](f, catalog)
@@ -100,16 +104,10 @@ def _forms_table(catalog: Catalog, forms: dict[str, Any], mark: _Marks) -> Grid:
             options.append(mark(f"{switch_id}: {fmt(kw, 'kw')}", est))
         names = f.names
         t.add_row(
-            fid,
-            "\n".join([names.brand or "-", names.codename or "-", names.topology or f.topology]),
-            "\n".join([
-                f.chip,
-                f"{f.chips_per_rack} x {f.racks_per_unit} = {fmt(d['unit_chips'], 'int')}",
-                f"{fmt(d['domain_chips'], 'int')} ({fmt(d['domain_fp8_pflops'], 'pflops')})",
-            ]),
-            "\n".join(f.cooling),
-            "\n".join(options),
-            end_section=True,
+            fid, names.brand or "-", names.codename or "-", names.topology or f.topology, f.chip,
+            f"{f.chips_per_rack} x {f.racks_per_unit}",
+            fmt(d["domain_chips"], "int"), fmt(d["domain_fp8_pflops"], "pflops"),
+            "\n".join(f.cooling), "\n".join(options),
         )
     return t
 

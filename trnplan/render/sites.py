@@ -58,10 +58,12 @@ def _deployments(plan: Plan) -> Grid:
     stack += [(10, 11)] if effective else [(10,)]
     if model:
         stack += [(12, 13)]
+    rank = {"units": 0, "racks": 3, "chips": 0, "domains": 4, "FP8": 2, "effective": 1, "MFU": 3,
+            "goodput": 3, "IT power": 2, "capex": 0}
     t = Grid(
         _last(plan, "Deployments"),
-        [Col(h) for h in ("site", "form", "cooling", "scale-up")]
-        + [Col(h, right=True) for h in (*figures, "IT power", "capex")],
+        [Col("site"), Col("form"), Col("cooling"), Col("scale-up", priority=1)]
+        + [Col(h, right=True, priority=rank[h]) for h in (*figures, "IT power", "capex")],
         keys=4,
         stack=stack,
         caption="effective = FP8 x efficiency (in brackets) = MFU x precision peak / FP8 peak x goodput"
@@ -82,11 +84,11 @@ def _deployments(plan: Plan) -> Grid:
 
 
 def _fabric(plan: Plan) -> Grid:
-    headers = ("tiers", "ports", "switches", "optics", "net racks", "net power", "capex",
-               "IT power", "positions", "grid")
+    headers = {"tiers": 1, "ports": 4, "switches": 3, "optics": 5, "net racks": 4, "net power": 5, "capex": 0,
+               "IT power": 1, "positions": 1, "grid": 2}
     t = Grid(
         _last(plan, "Scale-out fabric and site use"),
-        [Col("site"), Col("switch")] + [Col(h, right=True) for h in headers],
+        [Col("site"), Col("switch")] + [Col(h, right=True, priority=rank) for h, rank in headers.items()],
         keys=2,
         stack=[(0, 1), (2, 3), (4, 5), (6, 7), (8,), (9, 10, 11)],
         caption="IT power, positions and grid: share of each site's limit the plan uses",
@@ -109,8 +111,8 @@ def _fabric(plan: Plan) -> Grid:
 
 
 TIMELINE_CAPTION = (
-    "bought: units bought in the period; chips: installed; IT MW and positions: used / what the site has "
-    "in the period (from the share used); scale-up: switch generations bought in the period, and in use"
+    "units bought in the period; chips installed from then on; IT MW and positions: used / what the site "
+    "has in the period (from the share used); scale-up: switch generations bought in the period, and in use"
 )
 
 
@@ -175,11 +177,11 @@ def _timeline(periods: list[PlanPeriod], capex: dict[tuple[str, str], int]) -> G
     """A row per period and site with compute, then the period's totals."""
     t = Grid(
         "Timeline",
-        [Col("period"), Col("site")]
-        + [Col(h, right=True) for h in ("bought", "chips", "IT MW", "positions")]
-        + [Col("scale-up\nbought", wrap=True), Col("scale-up\nin use", wrap=True), Col("fabric"),
-           Col("tiers", right=True),
-           Col("capex bought", right=True)],
+        [Col("period"), Col("site"), Col("units\nbought", right=True), Col("chips\ninstalled", right=True),
+         Col("IT MW", right=True, priority=1), Col("positions", right=True, priority=2),
+         Col("scale-up\nbought", wrap=True, priority=3), Col("scale-up\nin use", wrap=True, priority=4),
+         Col("fabric", priority=3), Col("tiers", right=True, priority=4),
+         Col("capex\nbought", right=True)],
         keys=2,
         stack=[(0, 1), (2, 3, 10), (4, 5), (8, 9), (6,), (7,)],
         caption=TIMELINE_CAPTION,
@@ -195,11 +197,12 @@ def _purchases(periods: list[PlanPeriod]) -> Grid:
     """What each period buys, option by option: units bought, and installed after the purchase."""
     t = Grid(
         "Purchases by period",
-        [Col("period"), Col("site"), Col("form"), Col("cooling"), Col("scale-up")]
-        + [Col(h, right=True) for h in ("bought", "installed", "chips")],
+        [Col("period"), Col("site"), Col("form"), Col("cooling"), Col("scale-up", priority=1),
+         Col("units\nbought", right=True), Col("units\ninstalled", right=True, priority=2),
+         Col("chips\nbought", right=True)],
         keys=2,
         stack=[(0, 1), (2, 3), (4,), (5, 6), (7,)],
-        caption="bought, chips: bought in the period; installed: units in place from then on",
+        caption="units and chips bought in the period; units installed: in place from then on",
     )
     for period in periods:
         rows = [(site, d) for site, s in _sorted(period.sites) for d in s.deployments if d.bought]

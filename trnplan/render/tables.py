@@ -4,8 +4,10 @@ A `Grid` is a table that picks its layout when it is printed, from the width it 
   1. wide: every column side by side, when each cell fits whole (free text may wrap at its spaces);
   2. detail (a grid with a `detail` column only): that column's text under each row, across the width,
      and the other columns side by side;
-  3. stacked: related columns stacked in one (`site` over `form`, `units` over `racks`), when that fits;
-  4. records: one block per row, its key cells on a line and `label value` pairs packed below.
+  3. narrow: the columns a reader needs most, side by side, the others left out by their `priority`
+     (kubectl's default against `-o wide`), with a line naming what was left out and how to see it;
+  4. stacked: related columns stacked in one (`site` over `form`, `units` over `racks`), when that fits;
+  5. records: one block per row, its key cells on a line and `label value` pairs packed below.
 An id or a number is never cut and never folded: only free text wraps, and only at spaces, each wrapped
 line after the first indented (a hanging indent), so where one entry ends and the next begins stays
 plain. Titles and captions are printed apart from the table, so they never squeeze it either.
@@ -47,6 +49,13 @@ class Col:
     min_width: int = 0
     """Least width free text is squeezed to (beyond its longest word), so it does not turn into a column
     of single words."""
+    priority: int = 0
+    """0: always shown. A narrow terminal leaves out the columns of the highest priority first (ties: the
+    rightmost first), as few as it takes for the rest to fit side by side."""
+
+
+WIDE_HINT = "--wide"
+"""How a command's user sees every column, named in the line under a narrowed table."""
 
 
 @dataclass
@@ -225,7 +234,7 @@ class Grid:
             cols = [self.columns[i] for i in g]
             columns.append(Col("\n".join(c.header for c in cols), right=all(c.right for c in cols),
                                wrap=any(c.wrap for c in cols), min_width=max(c.min_width for c in cols)))
-        columns = self._with_detail_header(columns, self._stacked_under(groups))
+        columns = _top_aligned(self._with_detail_header(columns, self._stacked_under(groups)))
         rows = [_Row([_stack(row, g) for g in groups], row.style, row.end_section, row.summary)
                 for row in self.rows]
         return _Shape(columns, rows, self.show_header)
@@ -274,12 +283,62 @@ class Grid:
     def _caption_lines(self) -> list[Text]:
         return [Text(self.caption, style="table.caption")] if self.caption else []
 
-    def layout(self, width: int) -> str:
-        """Which layout `width` gets: 'wide', 'detail', 'stacked' or 'records'."""
+    def _fits_whole(self, width: int) -> str | None:
+        """'wide' or 'detail' when one of them fits `width`, else None."""
         if self._wide().widths(width) is not None:
             return "wide"
         if self.detail is not None and self._beside().widths(width) is not None:
             return "detail"
+        return None
+
+    def hidden(self, width: int) -> list[int]:
+        """The columns the narrow layout leaves out at `width`: by priority, highest first (the rightmost
+        of equals first), as few as let the rest fit side by side; [] when every column fits or when
+        even the columns of priority 0 alone do not."""
+        if self._fits_whole(width) is not None:
+            return []
+        order = sorted((i for i, c in enumerate(self.columns) if c.priority > 0 and i != self.detail),
+                       key=lambda i: (-self.columns[i].priority, -i))
+        for n in range(1, len(order) + 1):
+            if self._without(order[:n])._fits_whole(width) is not None:
+                return sorted(order[:n])
+        return []
+
+    def narrowed(self, width: int) -> Grid:
+        """This grid as the narrow layout shows it at `width`: less the columns `hidden` names (itself when
+        none are), with its title and caption."""
+        hidden = self.hidden(width)
+        if not hidden:
+            return self
+        sub = self._without(hidden)
+        sub.title, sub.caption = self.title, self.caption
+        return sub
+
+    def _without(self, hidden: list[int]) -> Grid:
+        """This grid less the `hidden` columns (its keys, stacks and detail column renumbered)."""
+        kept = [i for i in range(len(self.columns)) if i not in hidden]
+        where = {old: new for new, old in enumerate(kept)}
+        stack = None if self.stack is None else [
+            tuple(where[i] for i in g if i in where) for g in self.stack if any(i in where for i in g)]
+        sub = Grid(None, [self.columns[i] for i in kept], keys=sum(1 for i in kept if i < self.keys),
+                   show_header=self.show_header, stack=stack,
+                   detail=where.get(self.detail) if self.detail is not None else None)
+        sub.rows = [_Row([row.cells[i] for i in kept], row.style, row.end_section, row.summary)
+                    for row in self.rows]
+        return sub
+
+    def hint(self, hidden: list[int]) -> str:
+        """The line under a narrowed table: what it leaves out, and how to see it."""
+        names = ", ".join(self.columns[i].header.replace("\n", " ") for i in hidden)
+        return f"not shown at this width: {names}; {WIDE_HINT} shows them"
+
+    def layout(self, width: int) -> str:
+        """Which layout `width` gets: 'wide', 'detail', 'narrow', 'stacked' or 'records'."""
+        whole = self._fits_whole(width)
+        if whole is not None:
+            return whole
+        if self.hidden(width):
+            return "narrow"
         stacked = self._stacked()
         if stacked is not None and stacked.widths(width) is not None:
             return "stacked"
@@ -289,6 +348,12 @@ class Grid:
         width = options.max_width
         yield from self._header_lines()
         kind = self.layout(width)
+        if kind == "narrow":
+            hidden = self.hidden(width)
+            yield from console.render(self._without(hidden), options)
+            yield from self._caption_lines()
+            yield Text(self.hint(hidden), style="dim")
+            return
         if kind == "records":
             yield from self._records(width)
         else:
@@ -325,6 +390,13 @@ class Grid:
         limits = self._wide().limits()
         natural = sum(n for _, n in limits) + GAP * (len(limits) - 1)
         return Measurement(min(natural, 20), max(natural, cell_len(self.title or "")))
+
+
+def _top_aligned(columns: list[Col]) -> list[Col]:
+    """Stacked headers padded to the same number of lines: rich sets a header at the bottom of the header
+    row, and a stacked header's n-th line must stand over its values' n-th line."""
+    lines = max((c.header.count("\n") + 1 for c in columns), default=1)
+    return [replace(c, header=c.header + "\n" * (lines - 1 - c.header.count("\n"))) for c in columns]
 
 
 def _stack(row: _Row, group: tuple[int, ...]) -> Text:
