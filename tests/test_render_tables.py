@@ -314,3 +314,18 @@ def test_wide_prints_every_column_at_any_width(tmp_path: Path) -> None:
     assert HINT not in r.stdout
     narrow = run("bom", REPO / "plans" / "trn3-100k.yaml", columns=80)
     assert f"{HINT}unit, IT kW; --wide shows them" in narrow.stdout
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_timeline_and_the_purchases_name_installed_and_bought_chips_apart(width: int) -> None:
+    """Side by side, the timeline's chips are installed and the purchases' chips are bought: each header
+    says which (its second line, over the same right edge)."""
+    plan = read_plan(REPO / "plans" / "trn3-life.yaml")
+    lines = lines_at(render_plan(plan), width)
+    for title, chips, units in (("Timeline", "installed", "bought"), ("Purchases by period", "bought",
+                                                                      "bought")):
+        first, second = block(lines, title)[1:3]
+        end = first.index("chips") + len("chips")
+        assert second[:end].endswith(chips), (title, first, second)
+        end = first.index("units") + len("units")
+        assert second[:end].endswith(units), (title, first, second)
