@@ -335,3 +335,80 @@ def test_hostile_out_targets_are_refused(tmp_path: Path) -> None:
         result = run("report", plan, "--out", str(target))
         assert result.exit_code == EXIT_INVALID and said in result.output, result.output
     assert victim.read_text(encoding="utf-8") == "keep me"
+
+
+# --- a phased plan's BOM and a long timeline; the tornado's labels --------------------------------------
+
+
+def test_the_bom_of_a_phased_plan_dates_each_line(phased: Plan) -> None:
+    """The page's BOM of a phased plan is its purchase schedule: a period column, each line's period."""
+    text = render_report(phased)
+    bom = text[text.index("<h2>Bill of materials</h2>"):]
+    head = re.search(r"<tr>(<th.*?)</tr>", bom)
+    assert head is not None
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", head.group(1))[:3] == ["period", "site", "category"]
+    rows = re.findall(r"<tr><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", bom)
+    assert {period for period, _site in rows} == {line.period for line in phased.bom}
+    single = render_report(read_plan(ROOT / "plans" / "trn3-100k.yaml"))
+    assert ">period</th>" not in single[single.index("<h2>Bill of materials</h2>"):]
+
+
+def _drawn(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Figures as `charts` hands them to SVG, kept so a test can measure what was drawn."""
+    from trnplan.report import charts
+
+    figures: list = []
+    original = charts._svg
+
+    def keep(fig, name):  # type: ignore[no-untyped-def]
+        figures.append(fig)
+        return original(fig, name)
+
+    monkeypatch.setattr(charts, "_svg", keep)
+    return figures
+
+
+def _boxes(fig, texts) -> list:  # type: ignore[no-untyped-def]
+    from trnplan.report.charts import renderer_of
+
+    renderer = renderer_of(fig)
+    return [t.get_window_extent(renderer) for t in texts if t.get_visible() and t.get_text()]
+
+
+@pytest.mark.parametrize("periods", [4, 12, 24])
+def test_the_timeline_period_labels_never_run_together(periods: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Quarters over 3 or 6 years: the period labels under each panel do not overlap (slanted, then every
+    k-th shown once slanting is not enough), and the first period is always labelled."""
+    figures = _drawn(monkeypatch)
+    starts = [f"{2026 + q // 4}-{1 + 3 * (q % 4):02d}" for q in range(periods)]
+    rows = [TimelineRow(s, site, 1000.0 * (i + 1), 64 * (i + 1), 10, {}) for i, s in enumerate(starts)
+            for site in ("ohio-liquid", "oregon-air")]
+    svg = timeline_chart(rows)
+    assert f"<!-- {starts[0]} -->" in svg
+    (fig,) = figures
+    for ax in fig.axes:
+        boxes = _boxes(fig, ax.get_xticklabels())
+        assert boxes and not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False)), periods
+        assert len(boxes) >= min(periods, 6)
+
+
+def test_tornado_labels_stand_apart_on_short_bars(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each end's value label is outside its bar, away from the other end's: a bar of a hair (TCO falling
+    or rising with the input) never has its two labels on top of each other."""
+    from trnplan.report.charts import tornado_chart
+
+    figures = _drawn(monkeypatch)
+    inputs = [
+        {"path": "chips.trn3.unit_usd", "low": 3750, "high": 6970, "tco_low_usd": 3.0e9, "tco_high_usd": 3.6e9},
+        {"path": "sites.oh.electricity_usd_per_kwh", "low": 0.06, "high": 0.09, "tco_low_usd": 3.3e9,
+         "tco_high_usd": 3.3e9 + 2e5},
+        {"path": "cooling.liquid.pue", "low": 1.05, "high": 1.2, "tco_low_usd": 3.3e9 + 3e5,
+         "tco_high_usd": 3.3e9},
+    ]
+    tornado_chart(inputs, 3.3e9)
+    (fig,) = figures
+    (ax,) = fig.axes
+    labels = _boxes(fig, ax.texts)
+    assert len(labels) == 6
+    for low, high in zip(labels[::2], labels[1::2], strict=True):
+        assert not low.overlaps(high)

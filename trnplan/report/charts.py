@@ -153,10 +153,11 @@ def tornado_chart(inputs: list[dict[str, Any]], middle: float | None, exact: boo
         for y, b in enumerate(inputs[::-1]):
             lo, hi = b["tco_low_usd"], b["tco_high_usd"]
             ax.barh(y, hi - lo, left=lo, color="#d62728" if hi >= lo else "#2ca02c", height=0.6)
-            ax.annotate(trimmed(b["low"]), (lo, y), xytext=(-3, 0), textcoords="offset points",
-                        ha="right" if hi >= lo else "left", va="center", fontsize=7)
-            ax.annotate(trimmed(b["high"]), (hi, y), xytext=(3, 0), textcoords="offset points",
-                        ha="left" if hi >= lo else "right", va="center", fontsize=7)
+            # each end's label outside the bar, away from the other: a short bar never has them overlap
+            for value, x, other, right in ((b["low"], lo, hi, False), (b["high"], hi, lo, True)):
+                outward = 1 if x > other or (x == other and right) else -1
+                ax.annotate(trimmed(value), (x, y), xytext=(3 * outward, 0), textcoords="offset points",
+                            ha="left" if outward > 0 else "right", va="center", fontsize=7)
         ax.set_yticks(range(len(names)), names)
         if middle is not None:
             ax.axvline(middle, color="#333", linewidth=1)
@@ -201,4 +202,41 @@ def timeline_chart(rows: Sequence[TimelineRow]) -> str:
             ax.grid(axis="x", visible=False)
         axes[0].set_title("Installed per period and site", loc="left")
         axes[0].legend(loc="upper left", frameon=False, ncols=min(4, len(sites)))
+        for ax in axes:
+            _spaced_labels(fig, ax)
         return _svg(fig, "timeline")
+
+
+def renderer_of(fig: Any) -> Any:
+    """A renderer of the figure laid out as it will be drawn (its constrained layout done), to measure
+    text with; the SVG is drawn by its own backend all the same."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.draw_without_rendering()
+    return fig.canvas.get_renderer()
+
+
+def _overlap(fig: Any, labels: list[Any]) -> bool:
+    """Whether any two of the shown tick labels overlap on the drawn figure (with a little air)."""
+    renderer = renderer_of(fig)
+    boxes = [t.get_window_extent(renderer).expanded(1.1, 1.0) for t in labels if t.get_visible()]
+    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False))
+
+
+def _spaced_labels(fig: Any, ax: Any) -> None:
+    """The period labels of a category axis kept apart: level while they fit, then slanted, then every
+    k-th one shown (the first always), as few left out as it takes."""
+    labels = list(ax.get_xticklabels())
+    if not _overlap(fig, labels):
+        return
+    for label in labels:
+        label.set_rotation(45)
+        label.set_horizontalalignment("right")
+        label.set_rotation_mode("anchor")
+    step = 1
+    while _overlap(fig, labels) and step < len(labels):
+        step += 1
+        for i, label in enumerate(labels):
+            label.set_visible(i % step == 0)

@@ -162,12 +162,16 @@ def _table(head: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]], total
 
 
 def _bom(plan: Plan) -> str:
+    """The BOM as a table; a phased plan's is its purchase schedule, each line dated by its period."""
     bom = build_bom(plan)
-    rows = [(ln.site, ln.category, ln.item, quantity_text(ln.quantity), usd_text(ln.unit_usd),
-             usd_text(ln.extended_usd), f"{bom.share(ln):.1%}") for ln in bom.lines]
-    head = [("site", "id"), ("category", "id"), ("item", "wide"), ("quantity", "n"), ("unit", "n"),
+    lead = [("period", "id")] if bom.phased else []
+    rows = [(*([ln.period or ""] if bom.phased else []), ln.site, ln.category, ln.item,
+             quantity_text(ln.quantity), usd_text(ln.unit_usd), usd_text(ln.extended_usd),
+             f"{bom.share(ln):.1%}") for ln in bom.lines]
+    head = [*lead, ("site", "id"), ("category", "id"), ("item", "wide"), ("quantity", "n"), ("unit", "n"),
             ("extended", "n"), ("share", "n")]
-    return _table(head, rows, ("total", "", "", "", "", usd_text(bom.total_usd), "100%" if rows else ""))
+    total = ("total", *[""] * (len(head) - 3), usd_text(bom.total_usd), "100%" if rows else "")
+    return _table(head, rows, total)
 
 
 def _choices(plan: Plan) -> str:
