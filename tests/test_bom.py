@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+from conftest import PLANS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from plan_pairs import head_specs, solved
@@ -14,7 +15,7 @@ from plan_pairs import head_specs, solved
 from trnplan.bom import CSV_FIELDS, Bom, bom_to_csv, bom_to_json, bom_to_markdown, build_bom
 from trnplan.errors import InputError
 from trnplan.numbers import cents
-from trnplan.plan import BomLine, Plan, plan_from_dict, plan_scenario
+from trnplan.plan import BomLine, Plan, plan_from_dict, plan_scenario, read_plan
 from trnplan.testkit.builders import base_specs, catalog_from_dict
 
 
@@ -98,7 +99,7 @@ def test_total_equals_capex_for_generated_prices(
 def test_csv_round_trips(plan: Plan) -> None:
     bom = build_bom(plan)
     text = bom_to_csv(bom)
-    assert text.splitlines()[0] == "site,category,item,quantity,unit_usd,extended_usd,share,it_kw"
+    assert text.splitlines()[0] == "site,form,racks,category,item,quantity,unit_usd,extended_usd,share,it_kw"
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == len(bom.lines)
     for row, line in zip(rows, bom.lines, strict=True):
@@ -194,3 +195,37 @@ def test_empty_bom() -> None:
     assert bom.lines == [] and bom.total_usd == 0
     assert bom_to_csv(bom) == ",".join(CSV_FIELDS) + "\n"
     assert "**total**" in bom_to_markdown(bom)
+
+
+def test_csv_names_the_form_and_the_racks_each_line_is_for() -> None:
+    """trn3-100k: at a site of one form every compute line (chips, rack kit, copper, scale-up switches,
+    cooling used by no network) names that form and its racks; at wa-remote (two forms, one chip) each
+    rack kit line names its own form and the shared chips line none; fabric lines name none."""
+    plan = read_plan(PLANS / "trn3-100k.yaml")
+    rows = list(csv.DictReader(io.StringIO(bom_to_csv(build_bom(plan)))))
+    racks = {(site, d.form): d.racks for site, s in plan.sites.items() for d in s.deployments}
+    for row in rows:
+        if row["category"] in ("network", "optics", "scale_out", "site"):
+            assert row["form"] == "" and row["racks"] == "", row
+        if row["form"]:
+            assert int(row["racks"]) == racks[(row["site"], row["form"])], row
+    by = {(r["site"], r["category"], r["form"]) for r in rows}
+    assert ("iad-air", "chips", "trn3-nl32x2") in by and ("iad-air", "scale_up", "trn3-nl32x2") in by
+    assert ("wa-remote", "chips", "") in by
+    assert {("wa-remote", "compute", "trn3-nl32x2"), ("wa-remote", "compute", "trn3-nl72x2"),
+            ("wa-remote", "cooling", "trn3-nl72x2")} <= by  # liquid: the NL72x2 racks' alone
+    assert sum(cents(float(r["extended_usd"])) for r in rows) == cents(plan.totals.capex_usd)
+
+
+def test_a_schedule_csv_counts_the_racks_bought_in_each_period() -> None:
+    plan = read_plan(PLANS / "trn3-life.yaml")
+    assert plan.periods is not None
+    rows = list(csv.DictReader(io.StringIO(bom_to_csv(build_bom(plan)))))
+    assert list(rows[0])[:4] == ["period", "site", "form", "racks"]
+    for period in plan.periods:
+        for site, ps in period.sites.items():
+            for d in ps.deployments:
+                if d.bought and d.form == "trn3-nl72x2":
+                    (kit,) = [r for r in rows if r["period"] == period.start and r["site"] == site
+                              and r["category"] == "rack" and r["form"] == d.form]
+                    assert int(kit["racks"]) == d.bought * d.racks // d.units

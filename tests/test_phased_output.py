@@ -25,6 +25,7 @@ from trnplan.bom import bom_to_csv, bom_to_dict, bom_to_json, bom_to_markdown, b
 from trnplan.catalog import Catalog
 from trnplan.diff import diff_plans, diff_to_dict, diff_to_markdown, tco_parts_cents
 from trnplan.drift import DriftState, check_drift
+from trnplan.errors import EXIT_USAGE
 from trnplan.numbers import cents, fmt
 from trnplan.plan import Plan, write_plan
 from trnplan.plan.build import plan_scenario
@@ -386,3 +387,43 @@ def test_a_new_or_gone_phased_scenario_is_not_said_to_gain_or_lose_periods(base:
 def test_a_phased_diff_says_what_its_window_level_tables_compare(base: Plan, head: Plan) -> None:
     notes = diff_plans(base, head).notes
     assert any("last period's installed base" in note for note in notes), notes
+
+
+# --- spreadsheets: optimize --format csv ---------------------------------------------------------------
+
+
+def test_the_plan_tables_as_csv(base: Plan, single: Plan) -> None:
+    """Each table reads back as the plan: the purchases' chips bought add up to the chips installed at the
+    end, the timeline has a row per period and site, the deployments are the installed base; a plan
+    without periods is one period (an empty `period`, everything bought at once)."""
+    from trnplan.plan.tables import CSV_TABLES, plans_to_csv
+
+    assert base.periods is not None
+    tables = {t: list(csv.DictReader(io.StringIO(plans_to_csv([base], t)))) for t in CSV_TABLES}
+    for t, rows in tables.items():
+        assert tuple(rows[0]) == CSV_TABLES[t] and {r["scenario"] for r in rows} == {SCENARIO}
+    assert sum(int(r["chips_bought"]) for r in tables["purchases"]) == base.totals.chips
+    assert [(r["period"], r["site"]) for r in tables["timeline"]] == [
+        (p.start, s) for p in base.periods for s in sorted(p.sites)]
+    bought = sum(cents(float(r["capex_bought_usd"])) for r in tables["timeline"])
+    assert bought == cents(base.totals.capex_usd)
+    installed = [(s, d.key, d.units) for s, site in sorted(base.sites.items()) for d in site.deployments]
+    assert [(r["site"], f"{r['form']}/{r['cooling']}/{r['scale_up_switch']}", int(r["units"]))
+            for r in tables["deployments"]] == installed
+    one = list(csv.DictReader(io.StringIO(plans_to_csv([single], "purchases"))))
+    assert {r["period"] for r in one} == {""} and all(r["units_bought"] == r["units_installed"] for r in one)
+    assert sum(int(r["chips_bought"]) for r in one) == single.totals.chips
+
+
+def test_optimize_prints_a_csv_table_of_every_plan_solved(tiny_solved: Path, tmp_path: Path) -> None:
+    specs = tiny_solved / "specs"
+    r = run("optimize", "--all", "--specs", specs, "--plans", tmp_path, "--format", "csv", "--csv-table",
+            "purchases")
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert {row["scenario"] for row in rows} == {"s", "t"}
+    assert {row["scenario"]: int(row["chips_bought"]) for row in rows} == {"s": 64, "t": 16}
+    deployments = run("optimize", "s", "--specs", specs, "--out", tmp_path / "s.yaml", "--format", "csv")
+    assert deployments.stdout.splitlines()[0].startswith("scenario,site,form,cooling,scale_up_switch,units")
+    wrong = run("optimize", "s", "--specs", specs, "--out", tmp_path / "s.yaml", "--csv-table", "timeline")
+    assert wrong.exit_code == EXIT_USAGE and "--format csv" in wrong.stderr

@@ -279,7 +279,7 @@ def test_a_bom_at_80_columns_keeps_each_category_beside_its_item() -> None:
     assert lines[1].split()[:3] == ["site", "category", "item"]
     column = lines[1].index("item")
     categories = {line.category for line in plan.bom}
-    for i, line in enumerate(lines[3:], 3):
+    for line in lines[3:]:
         head = line[:column].split()
         if head and head[-1] in categories:
             assert line[column:column + 1].strip(), line  # the item starts on the category's line

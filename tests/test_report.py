@@ -399,7 +399,8 @@ def test_tornado_labels_stand_apart_on_short_bars(monkeypatch: pytest.MonkeyPatc
 
     figures = _drawn(monkeypatch)
     inputs = [
-        {"path": "chips.trn3.unit_usd", "low": 3750, "high": 6970, "tco_low_usd": 3.0e9, "tco_high_usd": 3.6e9},
+        {"path": "chips.trn3.unit_usd", "low": 3750, "high": 6970, "tco_low_usd": 3.0e9,
+         "tco_high_usd": 3.6e9},
         {"path": "sites.oh.electricity_usd_per_kwh", "low": 0.06, "high": 0.09, "tco_low_usd": 3.3e9,
          "tco_high_usd": 3.3e9 + 2e5},
         {"path": "cooling.liquid.pue", "low": 1.05, "high": 1.2, "tco_low_usd": 3.3e9 + 3e5,

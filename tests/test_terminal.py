@@ -32,7 +32,6 @@ import pytest
 import yaml
 from conftest import TERMINAL, hidden_words, run
 from rich.cells import cell_len
-
 from rich.console import RenderableType
 
 from trnplan.bom import build_bom
@@ -200,7 +199,8 @@ def test_tables_fit_the_terminal_with_every_word_whole(
     code, text = printed(name, cols)
     assert code == 0, text[-2000:]
     assert_fits(text, cols)
-    missing = sorted(words(printed(name, 250)[1]) - words(text) - hidden_words(tables_of(name, shipped), cols))
+    hidden = hidden_words(tables_of(name, shipped), cols)
+    missing = sorted(words(printed(name, 250)[1]) - words(text) - hidden)
     assert not missing, f"cut or folded at {cols} columns: {missing[:12]}"
     assert "…" not in text
 

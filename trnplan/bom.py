@@ -5,21 +5,21 @@ Pure functions of a plan (the lines are embedded in it by the cost model's `eval
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trnplan.errors import InputError
-from trnplan.numbers import canon, cents, quantity_text, shortest, usd_text
+from trnplan.numbers import canon, cents, quantity_text, usd_text
 from trnplan.plan.mismatch import bom_capex_problem
 from trnplan.plan.model import BomLine, Plan
+from trnplan.safetext import csv_text
 
 BOM_FORMAT = "trnplan-bom/1"
-CSV_FIELDS = ("site", "category", "item", "quantity", "unit_usd", "extended_usd", "share", "it_kw")
+CSV_FIELDS = ("site", "form", "racks", "category", "item", "quantity", "unit_usd", "extended_usd", "share",
+              "it_kw")
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,9 @@ class Bom:
     capex_usd: float
     periods: list[str] | None = None
     """A phased plan's period starts: its BOM is the purchase schedule, lines sorted by period first."""
+    parts: dict[tuple[str, str], list[Part]] = field(default_factory=dict)
+    """(period or "", site) -> the deployments the lines price (bought in the period, for a purchase
+    schedule): what `form_of` and `racks_of` read."""
 
     @property
     def phased(self) -> bool:
@@ -54,6 +57,48 @@ class Bom:
         """A purchase schedule's subtotal per period (each period of the plan, 0 when it buys nothing)."""
         bought = _subtotals(self.lines, lambda line: line.period or "")
         return {**dict.fromkeys(self.periods or [], 0.0), **bought}
+
+    def _users(self, line: BomLine) -> list[Part]:
+        """The deployments at the line's site (and period) that line is for: those of the form its item
+        names; of its chip (at a site of one form); of its scale-up switch; of its cooling, when their IT kW
+        is the whole line's (the network's share is not in it)."""
+        parts = self.parts.get((line.period or "", line.site), [])
+        named = [p for p in parts if line.item.endswith(f"({p.form})")]
+        if named:
+            return named
+        if line.category == "chips":
+            return parts if len({p.form for p in parts}) == 1 else []
+        if line.category == "scale_up":
+            return [p for p in parts if line.item.endswith(f"({p.scale_up_switch})")]
+        if line.category == "cooling" and line.it_kw is not None:
+            users = [p for p in parts if line.item.endswith(f"({p.cooling})")]
+            if abs(sum(p.it_kw for p in users) - line.it_kw) <= 1e-3 * max(1.0, line.it_kw):
+                return users
+        return []
+
+    def form_of(self, line: BomLine) -> str | None:
+        """The one form a line is for (`_users`); None for the site's fabric, for cooling shared with the
+        network and for lines several forms share."""
+        forms = {p.form for p in self._users(line)}
+        return forms.pop() if len(forms) == 1 else None
+
+    def racks_of(self, line: BomLine) -> int | None:
+        """The compute racks of the line's form at its site (in its period) that the line is for; None when
+        the line is for no one form."""
+        if self.form_of(line) is None:
+            return None
+        return sum(p.racks for p in self._users(line))
+
+
+@dataclass(frozen=True)
+class Part:
+    """A deployment as the BOM reads it: its option, compute racks and IT kW (bought, in a schedule)."""
+
+    form: str
+    cooling: str
+    scale_up_switch: str
+    racks: int
+    it_kw: float
 
 
 def _subtotals(lines: list[BomLine], key: Callable[[BomLine], str]) -> dict[str, float]:
@@ -93,35 +138,55 @@ def build_bom(plan: Plan) -> Bom:
         )
     periods = [p.start for p in plan.periods] if plan.periods is not None else None
     return Bom(scenario=plan.scenario, lines=lines, total_usd=total_cents / 100, capex_usd=capex_cents / 100,
-               periods=periods)
+               periods=periods, parts=_parts(plan))
+
+
+def _parts(plan: Plan) -> dict[tuple[str, str], list[Part]]:
+    """The deployments the plan's BOM lines price, by (period or "", site): each site's, or for a purchase
+    schedule what each period buys."""
+    out: dict[tuple[str, str], list[Part]] = defaultdict(list)
+    if plan.periods is None:
+        for site, s in plan.sites.items():
+            for d in s.deployments:
+                out[("", site)].append(Part(d.form, d.cooling, d.scale_up_switch, d.racks, d.it_power_kw))
+        return dict(out)
+    for period in plan.periods:
+        for site, ps in period.sites.items():
+            for pd in ps.deployments:
+                if pd.bought:
+                    share = pd.bought / pd.units
+                    out[(period.start, site)].append(Part(pd.form, pd.cooling, pd.scale_up_switch,
+                                                          pd.bought * (pd.racks // pd.units),
+                                                          pd.it_power_kw * share))
+    return dict(out)
 
 
 # --- output --------------------------------------------------------------------------------------
 
 
 def bom_to_csv(bom: Bom) -> str:
-    """One row per line, header `site,category,item,quantity,unit_usd,extended_usd,share,it_kw` (a purchase
-    schedule's led by `period`), no total row (the total is the plan's capex; summing extended_usd gives
-    it). Numbers read back exactly with float()."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    """One row per line, header `site,form,racks,category,item,quantity,unit_usd,extended_usd,share,it_kw` (a
+    purchase schedule's led by `period`), no total row (the total is the plan's capex; summing extended_usd
+    gives it). `form` and `racks`: the form a line is for and its compute racks there (`Bom.form_of`), empty
+    for the fabric, cooling and lines several forms share. Numbers read back exactly with float()."""
     lead = ["period"] if bom.phased else []
-    writer.writerow([*lead, *CSV_FIELDS])
-    for line in bom.lines:
-        writer.writerow(
-            [
-                *([line.period or ""] if bom.phased else []),
-                line.site,
-                line.category,
-                line.item,
-                shortest(line.quantity),
-                shortest(line.unit_usd),
-                shortest(line.extended_usd),
-                shortest(bom.share(line)),
-                shortest(line.it_kw),
-            ]
-        )
-    return out.getvalue()
+    rows = (
+        [
+            *([line.period or ""] if bom.phased else []),
+            line.site,
+            bom.form_of(line),
+            bom.racks_of(line),
+            line.category,
+            line.item,
+            line.quantity,
+            line.unit_usd,
+            line.extended_usd,
+            bom.share(line),
+            line.it_kw,
+        ]
+        for line in bom.lines
+    )
+    return csv_text([*lead, *CSV_FIELDS], rows)
 
 
 def bom_to_dict(bom: Bom) -> dict[str, Any]:

@@ -134,10 +134,12 @@ WideOpt = Annotated[
 ]
 
 DataFormat = Literal["table", "json", "yaml"]
+PlanFormat = Literal["table", "json", "yaml", "csv"]
 BomFormat = Literal["table", "csv", "json", "markdown"]
 DiffFormat = Literal["table", "markdown", "json"]
 
 DataFormatOpt = Annotated[DataFormat, format_option(get_args(DataFormat))]
+PlanFormatOpt = Annotated[PlanFormat, format_option(get_args(PlanFormat))]
 BomFormatOpt = Annotated[BomFormat, format_option(get_args(BomFormat))]
 DiffFormatOpt = Annotated[DiffFormat, format_option(get_args(DiffFormat))]
 

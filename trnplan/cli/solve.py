@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 import typer
 
 from trnplan.cli.common import (
-    DataFormat,
-    DataFormatOpt,
+    PlanFormat,
+    PlanFormatOpt,
     SetOpt,
     SpecsOpt,
     WideOpt,
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 MAX_DRIFT_LINES = 60
 
 SolverName = Literal["highs", "cbc"]
+CsvTable = Literal["deployments", "timeline", "purchases"]
 
 
 @guarded
@@ -75,7 +76,19 @@ def optimize(
             show_default=False,
         ),
     ] = None,
-    fmt: DataFormatOpt = "table",
+    fmt: PlanFormatOpt = "table",
+    csv_table: Annotated[
+        CsvTable | None,
+        choice_option(
+            "--csv-table",
+            choices=get_args(CsvTable),
+            help="With --format csv, which table: deployments (the installed base), timeline (per period "
+            "and site: units bought, chips installed, IT kW, positions, fabric, capex bought) or purchases "
+            "(per period and option: units and chips bought, units installed); every row leads with its "
+            "scenario. Default: deployments.",
+            metavar="TABLE",
+        ),
+    ] = None,
     alternatives: Annotated[
         int,
         number_option(
@@ -158,6 +171,8 @@ def optimize(
         trnplan optimize --all --check
 
         trnplan optimize trn3-futures --futures 20 --seed 1 --out /tmp/hedged.yaml
+
+        trnplan optimize trn3-life --format csv --csv-table purchases > purchases.csv
     """
     began = time.monotonic()  # --time-limit counts from here: loading the specs is part of the command
     if futures is not None:
@@ -174,6 +189,8 @@ def optimize(
         raise UsageError("--risk and --workers go with --futures N")
     if all_scenarios == (scenario is not None):
         raise UsageError("give one SCENARIO or --all")
+    if csv_table is not None and fmt != "csv":
+        raise UsageError(f"--csv-table {csv_table} names a table of --format csv; add --format csv")
     if out is not None and all_scenarios:
         raise UsageError("--out names one plan file; with --all, use --plans DIR")
     catalog = load_catalog(specs, overrides)
@@ -183,6 +200,7 @@ def optimize(
     run.gap = gap
     run.began = began
     run.wide = wide
+    run.csv_table = csv_table or "deployments"
     run.write = not check and (out is not None or not overrides)
     run.rerun = _rerun_args(plans, specs)
     run.prepare(paths)
@@ -226,7 +244,7 @@ class _Run:
     starts, bounds every scenario's solves."""
 
     def __init__(
-        self, *, check: bool, fmt: DataFormat, solver: str, time_limit: float | None, alternatives: int
+        self, *, check: bool, fmt: PlanFormat, solver: str, time_limit: float | None, alternatives: int
     ) -> None:
         self.check = check
         self.fmt = fmt
@@ -235,6 +253,7 @@ class _Run:
         self.alternatives = alternatives
         self.write = not check
         self.wide = False
+        self.csv_table = "deployments"
         self.rerun = ""
         self.codes: list[int] = []
         self.solved: dict[str, Plan] = {}
@@ -386,6 +405,12 @@ class _Run:
         """The plans solved, as JSON or YAML on stdout: keyed by scenario with --all (a failed scenario as
         its error object), else the one plan or the one error."""
         if self.fmt == "table" or self.check and not self.failed:
+            return
+        if self.fmt == "csv":
+            if not self.check:  # a failed scenario is said on stderr; the sheet holds the plans solved
+                from trnplan.plan.tables import plans_to_csv
+
+                emit(plans_to_csv([p for _, p in sorted(self.solved.items())], self.csv_table))
             return
         if all_scenarios:
             data: dict[str, Any] = {sid: p.to_dict() for sid, p in self.solved.items()}

@@ -8,12 +8,12 @@ the share the plan uses (`utilization`): available = used / share, shown as `-` 
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from typing import TypeVar
 
-from trnplan.numbers import cents, fmt
+from trnplan.numbers import fmt
 from trnplan.plan.model import DeploymentRow, PeriodDeployment, PeriodSite, Plan, PlanPeriod, ScaleOut
+from trnplan.plan.tables import bought_capex
 from trnplan.render.tables import Col, Grid
 
 SiteT = TypeVar("SiteT")
@@ -24,7 +24,7 @@ def site_tables(plan: Plan) -> list[Grid]:
     installed = [_deployments(plan), _fabric(plan)]
     if plan.periods is None:
         return installed
-    return [_timeline(plan.periods, _bought_capex(plan)), _purchases(plan.periods), *installed]
+    return [_timeline(plan.periods, bought_capex(plan)), _purchases(plan.periods), *installed]
 
 
 def _sorted(sites: Mapping[str, SiteT]) -> list[tuple[str, SiteT]]:
@@ -127,14 +127,6 @@ def _available(used: float, share: float | None) -> float | None:
 
 def _used_of(used: str, available: str) -> str:
     return f"{used} / {available}"
-
-
-def _bought_capex(plan: Plan) -> dict[tuple[str, str], int]:
-    """(period start, site) -> cents bought there then, from the BOM lines."""
-    out: dict[tuple[str, str], int] = defaultdict(int)
-    for line in plan.bom:
-        out[(line.period or "", line.site)] += cents(line.extended_usd)
-    return out
 
 
 def _switches(s: PeriodSite, bought: bool) -> str:

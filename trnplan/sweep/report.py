@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from trnplan.numbers import money_short, shortest, trimmed
+from trnplan.numbers import money_short, trimmed
+from trnplan.safetext import csv_text
 
 STATS = ("min", "q1", "median", "q3", "max")
 
@@ -36,12 +35,8 @@ def _figures(summary: dict[str, Any]) -> Iterator[tuple[str, str, str, float | N
 
 
 def summary_to_csv(summary: dict[str, Any]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["section", "name", "field", "value"])
-    for section, name, field, value in _figures(summary):
-        writer.writerow([section, name, field, shortest(value)])
-    return out.getvalue()
+    return csv_text(["section", "name", "field", "value"],
+                    ([section, name, field, value] for section, name, field, value in _figures(summary)))
 
 
 def objective_text(summary: dict[str, Any]) -> Callable[[float], str]:

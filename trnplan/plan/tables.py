@@ -1,0 +1,83 @@
+"""A plan's tables for spreadsheets (`optimize --format csv`): its deployments, its timeline and its
+purchases, one table a document, each row led by its scenario so the plans of `--all` stack into one
+sheet. A plan without periods is one period: its timeline is a row per site and its purchases are its
+deployments, with an empty `period`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from trnplan.numbers import cents
+from trnplan.plan.model import Plan
+from trnplan.safetext import CsvCell, csv_text
+
+CSV_TABLES: dict[str, tuple[str, ...]] = {
+    "deployments": ("scenario", "site", "form", "cooling", "scale_up_switch", "units", "racks", "chips",
+                    "domains", "fp8_pflops", "effective_fp8_pflops", "efficiency", "it_power_kw",
+                    "capex_usd"),
+    "timeline": ("scenario", "period", "site", "units_bought", "chips_installed", "it_power_kw",
+                 "rack_positions_used", "scale_out_switch", "tiers", "capex_bought_usd"),
+    "purchases": ("scenario", "period", "site", "form", "cooling", "scale_up_switch", "units_bought",
+                  "units_installed", "chips_bought"),
+}
+"""Each table's header: `deployments` the installed base (a phased plan's last period), `timeline` per
+period and site what is bought and installed, `purchases` per period what each option buys."""
+
+Row = list[CsvCell]
+
+
+def bought_capex(plan: Plan) -> dict[tuple[str, str], int]:
+    """(period start, site) -> cents bought there then, from the BOM lines."""
+    out: dict[tuple[str, str], int] = {}
+    for line in plan.bom:
+        key = (line.period or "", line.site)
+        out[key] = out.get(key, 0) + cents(line.extended_usd)
+    return out
+
+
+def _deployments(plan: Plan) -> Iterator[Row]:
+    for site, s in sorted(plan.sites.items()):
+        for d in s.deployments:
+            yield [plan.scenario, site, d.form, d.cooling, d.scale_up_switch, d.units, d.racks, d.chips,
+                   d.domains, d.fp8_pflops, d.effective_fp8_pflops, d.efficiency, d.it_power_kw, d.capex_usd]
+
+
+def _timeline(plan: Plan) -> Iterator[Row]:
+    if plan.periods is None:
+        for site, s in sorted(plan.sites.items()):
+            f = s.scale_out
+            yield [plan.scenario, "", site, sum(d.units for d in s.deployments),
+                   sum(d.chips for d in s.deployments), s.it_power_kw, s.racks + f.network_racks, f.switch,
+                   f.tiers, s.capex_usd]
+        return
+    bought = bought_capex(plan)
+    for period in plan.periods:
+        for site, ps in sorted(period.sites.items()):
+            yield [plan.scenario, period.start, site, sum(d.bought for d in ps.deployments),
+                   sum(d.chips for d in ps.deployments), ps.it_power_kw, ps.positions, ps.scale_out.switch,
+                   ps.scale_out.tiers, bought.get((period.start, site), 0) / 100]
+
+
+def _purchases(plan: Plan) -> Iterator[Row]:
+    if plan.periods is None:
+        for site, s in sorted(plan.sites.items()):
+            for d in s.deployments:
+                yield [plan.scenario, "", site, d.form, d.cooling, d.scale_up_switch, d.units, d.units,
+                       d.chips]
+        return
+    for period in plan.periods:
+        for site, ps in sorted(period.sites.items()):
+            for pd in ps.deployments:
+                if pd.bought:
+                    per_unit = pd.chips // pd.units
+                    yield [plan.scenario, period.start, site, pd.form, pd.cooling, pd.scale_up_switch,
+                           pd.bought, pd.units, pd.bought * per_unit]
+
+
+_ROWS = {"deployments": _deployments, "timeline": _timeline, "purchases": _purchases}
+
+
+def plans_to_csv(plans: Sequence[Plan], table: str) -> str:
+    """One of `CSV_TABLES` for the plans, in their order, as CSV text (`safetext.csv_text`)."""
+    return csv_text(CSV_TABLES[table], (row for plan in plans for row in _ROWS[table](plan)))
