@@ -10,7 +10,7 @@ unexpected internal error (reported in one line; set TRNPLAN_DEBUG=1 for the tra
 
 from typing import Any
 
-from trnplan.cli import perf, plans, report, solve, specs, sweep
+from trnplan.cli import choices, perf, plans, report, solve, specs, sweep
 from trnplan.cli.app import app, main
 
 
@@ -72,8 +72,8 @@ _help_without_trailing_spaces()
 
 # Registered here, in the order `trnplan --help` lists them.
 for _command in (
-    specs.init, specs.validate, specs.show, perf.perf, solve.optimize, sweep.sweep, plans.bom, plans.diff,
-    report.report, specs.schema,
+    specs.init, specs.validate, specs.show, perf.perf, solve.optimize, choices.options, sweep.sweep,
+    plans.bom, plans.diff, report.report, specs.schema,
 ):
     app.command()(_command)
 

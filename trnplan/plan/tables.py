@@ -7,9 +7,10 @@ deployments, with an empty `period`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from trnplan.numbers import cents
-from trnplan.plan.model import Plan
+from trnplan.plan.model import Alternative, Plan
 from trnplan.safetext import CsvCell, csv_text
 
 CSV_TABLES: dict[str, tuple[str, ...]] = {
@@ -81,3 +82,61 @@ _ROWS = {"deployments": _deployments, "timeline": _timeline, "purchases": _purch
 def plans_to_csv(plans: Sequence[Plan], table: str) -> str:
     """One of `CSV_TABLES` for the plans, in their order, as CSV text (`safetext.csv_text`)."""
     return csv_text(CSV_TABLES[table], (row for plan in plans for row in _ROWS[table](plan)))
+
+
+# --- alternatives: one row per distinct plan, and the plan's small choices ---------------------------
+
+
+def alternative_rows(plan: Plan) -> list[tuple[list[str], Alternative]]:
+    """The plan's alternatives with identical ones merged: the same plan found as the best without each of
+    several choices (without cooling liquid and without the only liquid form, say) is one row naming all
+    of them, in the order of the first. Plans that do not exist stay a row each: each alone is infeasible."""
+    rows: list[tuple[list[str], Alternative]] = []
+    for alt in plan.alternatives:
+        same = next((r for r in rows if alt.feasible and r[1].feasible and r[1].choice == alt.choice
+                     and cents(r[1].tco_usd or 0) == cents(alt.tco_usd or 0)), None)
+        if same is not None:
+            same[0].append(alt.without)
+        else:
+            rows.append(([alt.without], alt))
+    return rows
+
+
+SMALL_SHARE = 0.1
+"""A choice that holds less than this share of a plan's chips is a small choice: it is said why it is made."""
+
+
+@dataclass(frozen=True)
+class SmallChoice:
+    """A form, cooling or scale-up switch holding a small share of the plan's chips, and what the best plan
+    without it costs more (from the alternatives): why it is in the plan."""
+
+    without: str
+    units: int
+    chips: int
+    share: float
+    delta_usd: float | None
+    delta_pct: float | None
+
+
+def small_choices(plan: Plan) -> list[SmallChoice]:
+    """The plan's choices (form, cooling, scale-up switch) that hold under SMALL_SHARE of its chips and have
+    an alternative without them, each with that alternative's extra TCO (USD for min_tco) and change."""
+    total = plan.totals.chips
+    deployments = [d for s in plan.sites.values() for d in s.deployments]
+    out = []
+    for alt in plan.alternatives:
+        kind, _, item = alt.without.rpartition(" ")
+        field = {"form": "form", "cooling": "cooling", "scale-up switch": "scale_up_switch"}.get(kind)
+        if field is None or not total:
+            continue
+        using = [d for d in deployments if getattr(d, field) == item]
+        chips = sum(d.chips for d in using)
+        if not using or chips / total >= SMALL_SHARE:
+            continue
+        minimising = plan.objective is not None and plan.objective.kind == "min_tco"
+        priced = alt.tco_usd is not None and minimising
+        delta = alt.tco_usd - plan.totals.tco_usd if priced and alt.tco_usd is not None else None
+        out.append(SmallChoice(alt.without, sum(d.units for d in using), chips, chips / total, delta,
+                               alt.delta_pct if alt.feasible else None))
+    return out

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from trnplan.numbers import fmt
 from trnplan.plan.model import Objective, Plan
+from trnplan.plan.tables import SMALL_SHARE, SmallChoice, alternative_rows, small_choices
 from trnplan.render.sites import site_tables
 from trnplan.render.tables import Col, Grid, spaced
 
@@ -42,6 +43,9 @@ def render_plan(plan: Plan) -> RenderableType:
         parts.append(b)
     if plan.alternatives:
         parts.append(_alternatives(plan))
+    small = small_choices(plan)
+    if small:
+        parts.append(_small_choices(plan, small))
     return Group(*spaced(parts))
 
 
@@ -175,10 +179,13 @@ def _alternatives(plan: Plan) -> Grid:
         keys=2,
         stack=[(0,), (1,), tuple(range(3, 3 + len(figures)))],
         detail=2,  # a line per site, whole beside the figures or else under them: never folded in a column
-        caption="vs plan: change in the scenario's objective"
+        caption="vs plan: change in the scenario's objective; every option priced: "
+        f"`trnplan options {plan.scenario}`"
         + (f"; {RATIO_HEADER}: FP8 PFLOPs per million USD of TCO, the ratio optimised" if ratio else ""),
     )
-    for i, alt in enumerate(plan.alternatives, 1):
+    merged = False
+    for i, (withouts, alt) in enumerate(alternative_rows(plan), 1):
+        merged = merged or len(withouts) > 1
         feasible = alt.feasible
         cells = [fmt(alt.tco_usd, "usd"), fmt(alt.fp8_pflops, "pflops")] if feasible else ["-", "-"]
         if effective:
@@ -188,5 +195,22 @@ def _alternatives(plan: Plan) -> Grid:
         cells.append(delta_text(alt.delta_pct or 0.0) if feasible else "infeasible")
         # a line per site, and one per further option of a site (indented under its first)
         choice = alt.choice.replace("; ", "\n").replace(" + ", " +\n  ")
-        t.add_row(str(i), alt.without, choice, *cells)
+        t.add_row(str(i), "\n".join(withouts), choice, *cells)
+    if merged:
+        t.caption = f"{t.caption}; several without: the same plan is the best without each of them"
+    return t
+
+
+def _small_choices(plan: Plan, small: list[SmallChoice]) -> Grid:
+    """Why a choice that holds a few of the plan's chips is made: what the best plan without it costs."""
+    t = Grid("Small choices: why the plan makes them",
+             [Col("choice"), Col("units", right=True), Col("chips", right=True),
+              Col("share", right=True), Col("TCO without it", right=True), Col("vs plan", right=True)],
+             caption=f"each holds under {fmt(SMALL_SHARE, 'pct')} of the plan's chips and is made because "
+             "the best plan without it is worse by this much (the alternatives); `trnplan options "
+             f"{plan.scenario}` prices every option at each site and says what rules each out")
+    for c in small:
+        worse = f"+{fmt(c.delta_usd, 'usd')}" if c.delta_usd is not None else "-"
+        change = fmt(c.delta_pct / 100, "pct", signed=True) if c.delta_pct is not None else "infeasible"
+        t.add_row(c.without, fmt(c.units, "int"), fmt(c.chips, "int"), fmt(c.share, "pct"), worse, change)
     return t
