@@ -139,6 +139,53 @@ def _first_period(views: list[Catalog], scenario_id: str, site_id: str, key: tup
     return None
 
 
+@dataclass(frozen=True)
+class _Views:
+    """What a scenario's options are read against: each period's catalog and start, the widest view (what
+    the model's options come from) and the view prices are read in (the last period's)."""
+
+    scenario_id: str
+    views: list[Catalog]
+    starts: list[str]
+    wide: Catalog
+    multi: bool
+
+    @property
+    def priced(self) -> Catalog:
+        return self.views[-1]
+
+
+def _site_options(v: _Views, site_id: str, picked: set[tuple[str, str, str, str]]) -> list[OptionCost]:
+    """One site's options, each priced with its status and reasons, sorted."""
+    wide_scenario = v.wide.scenarios[v.scenario_id]
+    entries: list[tuple[Option, list[str], bool]] = []
+    for key in all_options(v.wide):
+        problems = option_problems(v.wide, wide_scenario, site_id, *key)
+        opt = make_option(v.priced, *key, form_efficiency(v.wide, wide_scenario, key[0]), site_id)
+        reasons = [r.text for r in problems] or _capacity_reasons(v.wide, wide_scenario, site_id, opt)
+        entries.append((opt, reasons, any("among the scenario's" in r.text for r in problems)))
+    allowed = [o for o, why, _ in entries if not why]
+    when = (lambda o: option_month(v.wide, o)) if v.multi else None
+    options = []
+    for opt, reasons, own in entries:
+        beaten = None if reasons else next(
+            (a for a in allowed if a is not opt and dominates(a, opt, wide_scenario, when)), None)
+        status = ("chosen" if (site_id, *opt.key) in picked else "ruled out" if reasons else
+                  "dominated" if beaten is not None else "allowed")
+        capex, opex, tco, per_hour = _costs(v.priced, v.priced.scenarios[v.scenario_id], site_id, opt)
+        start = _first_period(v.views, v.scenario_id, site_id, opt.key, v.starts) if v.multi and not reasons \
+            else None
+        options.append(OptionCost(
+            site_id, *opt.key, status=status, chips_per_unit=opt.chips,
+            capex_usd_per_chip=capex / opt.chips, opex_usd_per_chip_year=opex / opt.chips,
+            tco_usd_per_chip=tco / opt.chips, usd_per_effective_pflop_hour=per_hour,
+            efficiency=opt.efficiency, chips_per_rack=opt.chips / opt.racks,
+            it_kw_per_chip=opt.it_kw / opt.chips, reasons=reasons,
+            dominated_by="/".join(beaten.key) if beaten is not None else None, from_period=start,
+            scenario_filter=own))
+    return sorted(options, key=lambda o: (STATUSES.index(o.status), o.usd_per_effective_pflop_hour, o.key))
+
+
 def site_option_costs(catalog: Catalog, scenario_id: str,
                       chosen: Iterable[tuple[str, str, str, str]] = ()) -> list[SiteOptions]:
     """Every option at each of the scenario's sites (sorted), priced and with its status; `chosen`: the
@@ -146,43 +193,11 @@ def site_option_costs(catalog: Catalog, scenario_id: str,
     scenario = catalog.scenarios[scenario_id]
     periods = periods_of(scenario)
     views, wide = period_views(catalog, scenario_id, periods)
-    priced, wide_scenario = views[-1], wide.scenarios[scenario_id]
+    v = _Views(scenario_id, views, [p.start for p in periods], wide, scenario.periods is not None)
     picked = set(chosen)
-    multi = scenario.periods is not None
-    out = []
-    for site_id in sorted(scenario.sites):
-        entries: list[tuple[Option, list[str], bool]] = []
-        for key in all_options(catalog):
-            problems = option_problems(wide, wide_scenario, site_id, *key)
-            opt = make_option(priced, *key, form_efficiency(wide, wide_scenario, key[0]), site_id)
-            reasons = [r.text for r in problems] or _capacity_reasons(wide, wide_scenario, site_id, opt)
-            own = any("among the scenario's" in r.text for r in problems)
-            entries.append((opt, reasons, own))
-        allowed = [o for o, why, _ in entries if not why]
-        when = (lambda o: option_month(catalog, o)) if multi else None
-        options = []
-        for opt, reasons, own in entries:
-            beaten = None if reasons else next(
-                (a for a in allowed if a is not opt and dominates(a, opt, wide_scenario, when)), None)
-            site_key = (site_id, *opt.key)
-            status = ("chosen" if site_key in picked else "ruled out" if reasons else
-                      "dominated" if beaten is not None else "allowed")
-            capex, opex, tco, per_hour = _costs(priced, priced.scenarios[scenario_id], site_id, opt)
-            start = None
-            if multi and not reasons:
-                start = _first_period(views, scenario_id, site_id, opt.key, [p.start for p in periods])
-            options.append(OptionCost(
-                site_id, *opt.key, status=status, chips_per_unit=opt.chips,
-                capex_usd_per_chip=capex / opt.chips, opex_usd_per_chip_year=opex / opt.chips,
-                tco_usd_per_chip=tco / opt.chips, usd_per_effective_pflop_hour=per_hour,
-                efficiency=opt.efficiency, chips_per_rack=opt.chips / opt.racks,
-                it_kw_per_chip=opt.it_kw / opt.chips, reasons=reasons,
-                dominated_by="/".join(beaten.key) if beaten is not None else None, from_period=start,
-                scenario_filter=own))
-        options.sort(key=lambda o: (STATUSES.index(o.status), o.usd_per_effective_pflop_hour, o.key))
-        one_off = dict(sorted(catalog.sites[site_id].cooling_fixed_usd.items()))
-        out.append(SiteOptions(site_id, options, one_off))
-    return out
+    return [SiteOptions(site_id, _site_options(v, site_id, picked),
+                        dict(sorted(catalog.sites[site_id].cooling_fixed_usd.items())))
+            for site_id in sorted(scenario.sites)]
 
 
 def options_to_dict(scenario_id: str, sites: list[SiteOptions], every: bool = False) -> dict[str, Any]:
