@@ -40,11 +40,11 @@ def world(tmp_path, monkeypatch) -> Path:
 def test_help_lists_every_command() -> None:
     r = run("--help")
     assert r.exit_code == 0
-    for command in ("validate", "show", "optimize", "bom", "diff", "schema"):
+    for command in ("validate", "show", "optimize", "options", "bom", "diff", "schema"):
         assert command in r.stdout
 
 
-@pytest.mark.parametrize("command", ["validate", "show", "optimize", "bom", "diff", "schema"])
+@pytest.mark.parametrize("command", ["validate", "show", "optimize", "options", "bom", "diff", "schema"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
     r = run(command, "--help")
     assert r.exit_code == 0
