@@ -205,7 +205,7 @@ def _small_choices(plan: Plan, small: list[SmallChoice]) -> Grid:
     """Why a choice that holds a few of the plan's chips is made: what the best plan without it costs."""
     t = Grid("Small choices: why the plan makes them",
              [Col("choice"), Col("units", right=True), Col("chips", right=True),
-              Col("share", right=True), Col("TCO without it", right=True), Col("vs plan", right=True)],
+              Col("share", right=True), Col("extra TCO\nwithout it", right=True), Col("vs plan", right=True)],
              caption=f"each holds under {fmt(SMALL_SHARE, 'pct')} of the plan's chips and is made because "
              "the best plan without it is worse by this much (the alternatives); `trnplan options "
              f"{plan.scenario}` prices every option at each site and says what rules each out")
