@@ -449,7 +449,7 @@ def test_flags_show_no_type_and_completion_is_offered(monkeypatch: pytest.Monkey
     monkeypatch.setattr("typer.completion._get_shell_name", lambda: "bash")
     r = run("optimize", "--help")
     assert "<bool>" not in r.stdout
-    assert "--check" in r.stdout and "<table|json|yaml>" in r.stdout  # options with values keep theirs
+    assert "--check" in r.stdout and "<table|json|yaml|csv>" in r.stdout  # options with values keep theirs
     top = run("--help")
     assert "--install-completion" in top.stdout and "--show-completion" in top.stdout
     shown = run("--show-completion", "bash")
