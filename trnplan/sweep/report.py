@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from trnplan.numbers import money_short, trimmed
-from trnplan.safetext import csv_text
+from trnplan.safetext import CsvCell, csv_text
 
 STATS = ("min", "q1", "median", "q3", "max")
 
@@ -92,15 +92,10 @@ TORNADO_FIELDS = ("low", "high", "tco_low_usd", "tco_high_usd", "swing_usd")
 
 def tornado_to_csv(summary: dict[str, Any]) -> str:
     """An exact tornado as CSV: one line per bar (widest swing first), then one per unused input."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["input", *TORNADO_FIELDS, "choices_changed", "used"])
-    for bar in summary["tornado"]:
-        writer.writerow([bar["input"], *(shortest(bar[f]) for f in TORNADO_FIELDS),
-                         str(bar["choices_changed"]).lower(), "true"])
-    for path in summary["unused"]:
-        writer.writerow([path, *[""] * len(TORNADO_FIELDS), "", "false"])
-    return out.getvalue()
+    rows: list[list[CsvCell]] = [[bar["input"], *(bar[f] for f in TORNADO_FIELDS),
+                                  str(bar["choices_changed"]).lower(), "true"] for bar in summary["tornado"]]
+    rows += [[path, *[None] * len(TORNADO_FIELDS), "", "false"] for path in summary["unused"]]
+    return csv_text(["input", *TORNADO_FIELDS, "choices_changed", "used"], rows)
 
 
 def tornado_to_markdown(summary: dict[str, Any]) -> str:
