@@ -419,7 +419,7 @@ def test_bom_csv_json_markdown(tiny_solved) -> None:
     csv_out = run("bom", path, "--format", "csv")
     assert csv_out.exit_code == 0
     header, *rows = csv_out.stdout.strip().splitlines()
-    assert header.startswith("site,category,item,quantity")
+    assert header.startswith("site,form,racks,category,item,quantity")
     assert len(rows) >= 3
     data = json.loads(run("bom", path, "--format", "json").stdout)
     assert data["capex_usd"] == 645000
