@@ -599,3 +599,8 @@ def test_interrupt_exits_130_and_a_bug_exits_1_in_one_line(world, monkeypatch) -
     assert r.exit_code == 1
     assert r.stderr.startswith("internal error: ZeroDivisionError: division by zero")
     assert "Traceback" not in r.stderr and "TRNPLAN_DEBUG" in r.stderr
+
+
+def test_futures_take_no_csv() -> None:
+    r = run("optimize", "trn3-hedge", "--futures", "2", "--format", "csv")
+    assert r.exit_code == EXIT_USAGE and "--format csv is for plans without --futures" in r.stderr

@@ -180,6 +180,8 @@ def optimize(
 
         if all_scenarios or scenario is None or check:
             raise UsageError("--futures plans one SCENARIO (not --all or --check)")
+        if fmt == "csv" or csv_table is not None:
+            raise UsageError("--format csv is for plans without --futures; use --format json or yaml")
         if gap is not None:
             raise UsageError("--gap is for one plan's proof, not --futures")
         optimize_futures_command(scenario, futures, seed, risk, workers=workers, out=out, fmt=fmt,
