@@ -161,6 +161,15 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60
     raise RuntimeError(f"no dask scheduler on port {port} after {timeout} s")
 
 
+def _wait_for_workers(address: str, n: int, timeout: float = 120) -> None:
+    """Until `n` workers have joined the scheduler: a sweep gives up on a scheduler that has none within its
+    --connect-timeout, and workers importing trnplan on a loaded machine take a while to join."""
+    from distributed import Client
+
+    with Client(address, timeout=timeout) as client:
+        client.wait_for_workers(n, timeout=timeout)
+
+
 @pytest.fixture(scope="session")
 def dask_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Dask scheduler and two one-thread workers, started once per session (per xdist worker) as
@@ -173,15 +182,20 @@ def dask_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     address = f"tcp://127.0.0.1:{port}"
     scratch = tmp_path_factory.mktemp("dask")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    # Each worker (one thread) holds only the task it runs, so a task that kills its worker takes no other
+    # with it; and such a task is given up after its second death (Dask's default: the fourth).
+    scheduler_env = {**env, "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
+                     "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"}
     scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                  "--no-dashboard"], cwd=scratch, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
+                                  "--no-dashboard"], cwd=scratch, env=scheduler_env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     worker = None
     try:
         _wait_for_port(port, scheduler)
         worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "2",
                                    "--no-dashboard", "--local-directory", str(scratch)], cwd=scratch,
                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_for_workers(address, 2)
         yield address
     finally:
         for proc in (worker, scheduler):

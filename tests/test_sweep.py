@@ -80,6 +80,12 @@ def read_rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def a_row(number: int, values: dict, **extra) -> dict:
+    """A row as a sweep writes one (an optimal run's figures made up)."""
+    return {"run": number, "set": values, "status": "optimal", "tco_usd": 1e6, "capex_usd": 5e5,
+            "objective": 1e6, "choices": {"a": ["liq16/liquid/sw/so"]}, **extra}
+
+
 def test_grid_on_a_local_cluster_matches_plan_scenario(specs, tmp_path):
     out = tmp_path / "rows.jsonl"
     result = run("sweep", "s", "--specs", str(specs), *GRID, "--workers", "2", "--out", str(out),
@@ -145,11 +151,11 @@ def test_a_killed_sweep_resumes_and_solves_only_the_rest(specs, tmp_path, dask_a
 
 def test_a_rerun_with_another_grid_refuses_the_file(specs, tmp_path):
     out = tmp_path / "rows.jsonl"
-    out.write_text(json.dumps({"run": 0, "set": {"chips.x.unit_usd": 1}}) + "\n")
+    out.write_text(json.dumps(a_row(0, {"chips.x.unit_usd": 1})) + "\n")
     result = run("sweep", "s", "--specs", str(specs), *GRID, "--out", str(out))
     assert result.exit_code == EXIT_INVALID
     assert "run 0 there is not run 0 of this sweep" in result.stderr
-    assert out.read_text() == json.dumps({"run": 0, "set": {"chips.x.unit_usd": 1}}) + "\n"
+    assert out.read_text() == json.dumps(a_row(0, {"chips.x.unit_usd": 1})) + "\n"
 
 
 @pytest.mark.parametrize("stamp, said", [
@@ -158,7 +164,7 @@ def test_a_rerun_with_another_grid_refuses_the_file(specs, tmp_path):
 ])
 def test_a_rerun_refuses_rows_of_another_scenario_or_other_specs(specs, tmp_path, stamp, said):
     out = tmp_path / "rows.jsonl"
-    row = {"run": 0, "set": {"chips.x.unit_usd": 5000, "sites.*.electricity_usd_per_kwh": 0.05}, **stamp}
+    row = a_row(0, {"chips.x.unit_usd": 5000, "sites.*.electricity_usd_per_kwh": 0.05}, **stamp)
     out.write_text(json.dumps(row) + "\n")
     result = run("sweep", "s", "--specs", str(specs), *GRID, "--out", str(out))
     assert result.exit_code == EXIT_INVALID

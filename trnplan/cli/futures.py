@@ -5,7 +5,7 @@ another in this process without the `dask` extra)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ def parse_risk(text: str | None) -> float | None:
     return value
 
 
-def _mean_overrides(fields: list[Ranged], runs: list[Run]) -> list[str]:
+def _mean_overrides(fields: list[Ranged], runs: Sequence[Run]) -> list[str]:
     """Each drawn input at its mean over the futures (whole numbers rounded): the average future."""
     import json
 

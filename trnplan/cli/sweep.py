@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
@@ -20,12 +21,12 @@ from trnplan.cli.common import (
     stderr_is_terminal,
     to_json,
 )
-from trnplan.errors import EXIT_INTERRUPTED, InputError, SpecError, UsageError
+from trnplan.errors import EXIT_INTERRUPTED, EXIT_SOLVER, InputError, SpecError, UsageError
 
 if TYPE_CHECKING:
     from trnplan.catalog import Catalog
     from trnplan.sweep.grid import Axis, Run
-    from trnplan.sweep.rows import Row
+    from trnplan.sweep.rows import Row, RowFile
     from trnplan.sweep.runner import Task
 
 SweepFormat = Literal["table", "json", "csv", "markdown"]
@@ -113,20 +114,50 @@ def sweep(
     from trnplan.catalog.digest import inputs_digest
 
     unused: list[str] | None = None
+    runs: Sequence[Run]
     if tornado:
         runs, paths, unused = _tornado_runs(catalog, scenario, vary or [], sample)
     else:
         runs, paths = _runs(catalog, scenario, dirs, base, vary or [], sample, seed)
     digest = inputs_digest(catalog, scenario)
-    rows, todo = _resume(out, runs, scenario, digest)
-    if todo:
-        tasks = [Task(scenario, tuple(dirs), tuple(base), run, time_limit=time_limit, base_digest=digest)
-                 for run in todo]
-        rows.extend(_solve(scenario, tasks, out, workers, scheduler, connect_timeout, total=len(runs)))
+    sink = _open_out(out)
+    try:
+        rows, todo = _resume(sink, runs, scenario, digest)
+        if todo:
+            tasks = (Task(scenario, tuple(dirs), tuple(base), runs[n], time_limit=time_limit,
+                          base_digest=digest) for n in todo)
+            rows.extend(_solve(scenario, tasks, sink, workers, scheduler, connect_timeout, total=len(runs),
+                               todo=len(todo)))
+    finally:
+        if sink is not None:
+            sink.close()
     if unused is not None:
         _print_tornado(scenario, rows, unused, fmt)
-        return
-    _print_summary(catalog, scenario, rows, paths, sampled=sample is not None, total=len(runs), fmt=fmt)
+    else:
+        _print_summary(catalog, scenario, rows, paths, sampled=sample is not None, total=len(runs), fmt=fmt)
+    _exit_if_failed(rows, len(runs), resumable=out is not None)
+
+
+def _exit_if_failed(rows: list[Row], total: int, *, resumable: bool) -> None:
+    """Exit 5 naming the first run that failed on its worker, if any did (the summary is printed)."""
+    failed = sorted(r["run"] for r in rows if r["status"] == "failed")
+    if failed:
+        first = next(r for r in rows if r["run"] == failed[0])
+        them = "it" if len(failed) == 1 else "them"
+        again = f"; rerun the same command to solve {them} again" if resumable else ""
+        echo_err(f"error: {len(failed)} of {total} runs failed (run {failed[0]}: {first['message']})" + again)
+        raise typer.Exit(EXIT_SOLVER)
+
+
+def _open_out(out: Path | None) -> RowFile | None:
+    """`--out` opened once (not through a link), its rows read: None without `--out`."""
+    if out is None:
+        return None
+    from trnplan.files import check_writable
+    from trnplan.sweep.rows import RowFile
+
+    check_writable(out)
+    return RowFile(out)
 
 
 def _tornado_runs(
@@ -189,9 +220,10 @@ def _runs(
     vary: list[str],
     sample: int | None,
     seed: int,
-) -> tuple[list[Run], list[str]]:
-    """The runs of the sweep and the inputs it varies; each `--vary` end is checked against the specs."""
-    from trnplan.sweep.grid import grid_runs, parse_vary, ranged_fields, sample_runs
+) -> tuple[Sequence[Run], list[str]]:
+    """The runs of the sweep (made as they are asked for) and the inputs it varies; the sweep's size is
+    checked first, then each `--vary` end against the specs."""
+    from trnplan.sweep.grid import grid_runs, grid_size, parse_vary, ranged_fields, sample_runs
 
     if sample is not None:
         if vary:
@@ -201,6 +233,7 @@ def _runs(
     if not vary:
         raise UsageError("nothing to sweep: give --vary PATH=V1,V2 (repeatable) or --sample N")
     axes = [parse_vary(text, catalog) for text in vary]
+    grid_size(axes)
     for axis in axes:
         _check_axis(axis, dirs, base)
     return grid_runs(axes), [a.path for a in axes]
@@ -215,6 +248,8 @@ def _check_axis(axis: Axis, dirs: list[str], base: list[str]) -> None:
     values = list(axis.values)
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         values = sorted({min(values), max(values)})
+    else:  # the first few distinct values; any other that breaks the specs makes its runs' rows invalid
+        values = list({_text(v): v for v in values}.values())[:CHECKED_VALUES]
     for value in values:
         try:
             load_specs(dirs, [*base, *(f"{p}={_text(value)}" for p in axis.paths)])
@@ -224,59 +259,62 @@ def _check_axis(axis: Axis, dirs: list[str], base: list[str]) -> None:
             raise InputError(f"--vary {axis.path} at {_text(value)}: " + "; ".join(said)) from None
 
 
-def _resume(out: Path | None, runs: list[Run], scenario: str, digest: str) -> tuple[list[Row], list[Run]]:
-    """The rows `--out` holds already, and the runs still to solve."""
-    if out is None:
-        return [], runs
-    from trnplan.files import check_writable
-    from trnplan.sweep.rows import check_resumable, read_rows
+CHECKED_VALUES = 16
+"""Values of a `--vary` list of text (or mixed values) loaded into the specs before the sweep starts."""
 
-    check_writable(out)
-    rows, _ = read_rows(out)
-    check_resumable(rows, runs, out, scenario, digest)
+
+def _resume(
+    out: RowFile | None, runs: Sequence[Run], scenario: str, digest: str
+) -> tuple[list[Row], list[int]]:
+    """The rows `--out` holds already, and the numbers of the runs still to solve (a run whose worker died
+    is solved again)."""
+    if out is None:
+        return [], list(range(len(runs)))
+    from trnplan.sweep.rows import check_resumable
+
+    out.check_torn(digest)
+    rows = {n: r for n, r in out.read.rows.items() if r["status"] != "failed"}
+    check_resumable(out.read.rows, runs, out.path, scenario, digest)
     if rows:
         left = len(runs) - len(rows)
-        echo_err(f"{out}: {len(rows)} of {len(runs)} runs done already; solving the other {left}", keep=[out])
-    return list(rows.values()), [r for r in runs if r.run not in rows]
+        echo_err(f"{out.path}: {len(rows)} of {len(runs)} runs done already; solving the other {left}",
+                 keep=[out.path])
+    return list(rows.values()), [n for n in range(len(runs)) if n not in rows]
 
 
 def _solve(
-    scenario: str, tasks: list[Task], out: Path | None, workers: int | None, scheduler: str | None,
-    connect_timeout: float, *, total: int,
+    scenario: str, tasks: Iterable[Task], out: RowFile | None, workers: int | None, scheduler: str | None,
+    connect_timeout: float, *, total: int, todo: int,
 ) -> list[Row]:
     """Solve the runs on Dask, appending each row to `--out` as it finishes; Ctrl-C keeps them (exit 130)."""
-    from trnplan.sweep.rows import RowFile, read_rows
     from trnplan.sweep.runner import cluster, solve_all
 
     new: list[Row] = []
-    sink: RowFile | None = None
     bar = None
 
     def keep(row: Row) -> None:
         new.append(row)
-        if sink is not None:
-            sink.write(row)
+        if out is not None:
+            out.write(row)
         if bar is not None:
             bar.advance()
 
     try:
         with cluster(workers or os.cpu_count() or 1, scheduler, connect_timeout) as client:
-            # Opened once the cluster answers: a sweep that cannot start leaves no file behind.
-            sink = RowFile(out, read_rows(out)[1]) if out is not None else None
-            bar = _progress(total, total - len(tasks), scenario)
+            if out is not None:  # once the cluster answers: a sweep that cannot start leaves no file behind
+                out.start()
+            bar = _progress(total, total - todo, scenario)
             solve_all(client, tasks, keep)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
             bar = None
-        kept = f"; the rows are in {out}: rerun the same command to finish" if out is not None else ""
-        echo_err(f"interrupted: {total - len(tasks) + len(new)} of {total} runs done{kept}")
+        kept = f"; the rows are in {out.path}: rerun the same command to finish" if out is not None else ""
+        echo_err(f"interrupted: {total - todo + len(new)} of {total} runs done{kept}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         if bar is not None:
             bar.close()
-        if sink is not None:
-            sink.close()
     return new
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from html import escape
+from typing import Any
 
 from trnplan.bom import build_bom
 from trnplan.diff.attribution import tco_parts_cents
@@ -226,7 +227,8 @@ def _sweep(plan: Plan, rows: list[Row], name: str) -> str:
         chart = charts.distribution_chart(objectives, marker, label, kind == "min_tco")
         out.append(f"<figure>{chart}</figure>")
     if summary["choices"]:
-        out.append(f"<figure>{charts.choices_chart(summary['choices'])}</figure>")
+        choices, left = _most_made(summary["choices"])
+        out.append(f"<figure>{charts.choices_chart(choices)}{_not_shown(left, 'choices')}</figure>")
     if "sensitivity" in summary:
         found = summary["sensitivity"]
         note = found["method"] + (f". {found['warning']}" if found.get("warning") else "")
@@ -237,9 +239,10 @@ def _sweep(plan: Plan, rows: list[Row], name: str) -> str:
         middle = summary["base_tco_usd"] if exact else (summary["tco_usd"]["median"] if summary["tco_usd"]
                                                         else None)
         line = "the TCO of the base plan" if exact else "the median TCO"
-        out.append(f"<figure>{charts.tornado_chart(summary['tornado']['inputs'], middle, exact)}"
+        inputs = summary["tornado"]["inputs"]
+        out.append(f"<figure>{charts.tornado_chart(inputs[:MAX_BARS], middle, exact)}"
                    f'<p class="note">{escape(summary["tornado"]["method"])}; the line is {line}.</p>'
-                   "</figure>")
+                   f"{_not_shown(len(inputs) - MAX_BARS, 'inputs (the narrowest swings)')}</figure>")
     return "".join(out)
 
 
@@ -258,6 +261,25 @@ def _futures(plan: Plan) -> str:
     rows = [(str(i), money_short(r.tco_usd), ", ".join(f"{k} {v:g}" for k, v in r.set.items()))
             for i, r in enumerate(part.runs)]
     return head + _table([("future", "n"), ("TCO", "n"), ("inputs drawn", "wide")], rows)
+
+
+MAX_BARS = 30
+"""Most bars a sweep chart draws (choices, tornado inputs): the most made, the widest swings; the page says
+how many more there are."""
+
+
+def _most_made(choices: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """The MAX_BARS (site, choice) pairs made in the most runs, by site, and how many are left out."""
+    ranked = sorted(((c["runs"], site, i) for site, made in choices.items() for i, c in enumerate(made)),
+                    key=lambda t: (-t[0], t[1], t[2]))
+    kept: dict[str, list[dict[str, Any]]] = {}
+    for _, site, i in sorted(ranked[:MAX_BARS], key=lambda t: (t[1], t[2])):
+        kept.setdefault(site, []).append(choices[site][i])
+    return kept, len(ranked) - MAX_BARS
+
+
+def _not_shown(left: int, what: str) -> str:
+    return f'<p class="note">{left:,} more {escape(what)} not shown.</p>' if left > 0 else ""
 
 
 def render_report(plan: Plan, sweep_rows: list[Row] | None = None, sweep_name: str = "sweep") -> str:

@@ -10,72 +10,39 @@ draws. The sweep's size is its highest run number plus one.
 from __future__ import annotations
 
 import math
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from trnplan.errors import InputError, visible
-from trnplan.sweep.rows import Row, read_rows_and_torn_line
+from trnplan.sweep.rows import MAX_ROW_INPUTS, Row, read_sweep_file
 from trnplan.sweep.summary import summarize
 from trnplan.sweep.tornado import METHOD as TORNADO_METHOD
 from trnplan.sweep.tornado import is_tornado, tornado_summary
 
-MAX_SWEEP_BYTES = 256 * 1024 * 1024
-"""Largest sweep file read: a row takes some 400 bytes, so this is over half a million runs."""
-
-
-def _finite(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                             and math.isfinite(value))
-
-
-def _row_problem(row: Row) -> str | None:
-    if not isinstance(row.get("status"), str):
-        return "no status"
-    for key in ("tco_usd", "capex_usd", "objective"):
-        if not _finite(row.get(key)):
-            return f"{key} is not a finite number"
-    if row["status"] in ("optimal", "feasible") and row.get("tco_usd") is None:
-        return "a solved run without tco_usd"
-    choices = row.get("choices")
-    if not isinstance(choices, dict) or not all(
-        isinstance(made, list) and all(isinstance(c, str) for c in made) for made in choices.values()
-    ):
-        return "choices is not {SITE: [CHOICE, ...]}"
-    if not all(isinstance(k, str) and _finite(v) for k, v in row["set"].items() if not isinstance(v, str)):
-        return "set holds a value that is not a finite number"
-    for key in ("scenario", "base_inputs_digest"):
-        if key in row and not isinstance(row[key], str):
-            return f"{key} is not a string"
-    return None
+MAX_VALUES = 20_000_000
+"""Most `set` values a summary reads (runs x inputs varied): the tornado sorts every run once per input."""
 
 
 def read_sweep(path: Path) -> tuple[list[Row], str | None]:
-    """The rows of a sweep's `--out` file, checked to hold what a summary reads (InputError otherwise), and
-    a warning when its last line is incomplete (a sweep stopped while writing it): that run is not read,
-    as `trnplan sweep` itself does not count it, but the reader is told where it is."""
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise InputError(visible(f"{path}: cannot read the sweep: {exc.strerror or exc}")) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(visible(f"{path}: cannot read the sweep: not a regular file"))
-    if info.st_size > MAX_SWEEP_BYTES:
-        raise InputError(visible(f"{path}: the sweep file is over {MAX_SWEEP_BYTES // 2**20} MiB"))
-    rows, _whole, line = read_rows_and_torn_line(path)
+    """The rows of a sweep's `--out` file, checked to hold what a summary reads (InputError otherwise:
+    `trnplan.sweep.rows.row_problem`, and at most MAX_VALUES values over all runs and inputs), and a
+    warning when its last line is incomplete (a sweep stopped while writing it): that run is not read, as
+    `trnplan sweep` itself does not count it, but the reader is told where it is."""
+    read = read_sweep_file(path)
     torn = None
-    if line is not None:
-        torn = visible(f"{path}:{line}:1: the last line is incomplete (a sweep stopped while writing it?): "
-                       "that run is not read")
-    for number, row in sorted(rows.items()):
-        problem = _row_problem(row)
-        if problem:
-            raise InputError(
-                visible(f"{path}: run {number}: {problem}; is this the --out of a trnplan sweep?"))
-    if not rows:
+    if read.torn_line is not None:
+        torn = visible(f"{path}:{read.torn_line}:1: the last line is incomplete (a sweep stopped while "
+                       "writing it?): that run is not read")
+    if not read.rows:
         raise InputError(torn or visible(f"{path}: the sweep file holds no runs"))
-    return [rows[n] for n in sorted(rows)], torn
+    rows = [read.rows[n] for n in sorted(read.rows)]
+    inputs = len(varied(rows))
+    if inputs > MAX_ROW_INPUTS or inputs * len(rows) > MAX_VALUES:
+        raise InputError(visible(
+            f"{path}: {len(rows):,} runs varying {inputs:,} inputs: more than a summary reads (at most "
+            f"{MAX_ROW_INPUTS:,} inputs, {MAX_VALUES:,} values in all); is this the --out of a trnplan "
+            "sweep?"))
+    return rows, torn
 
 
 def sweep_of_plan(rows: list[Row], scenario: str, digest: str, path: Path) -> str | None:
@@ -106,9 +73,18 @@ def is_grid(rows: list[Row], paths: list[str]) -> bool:
     return len(distinct) == len(rows) == product
 
 
+def numeric(rows: list[Row], paths: list[str]) -> list[str]:
+    """The paths every run that sets sets to a number (not true/false): the ones a tornado can order."""
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    return [p for p in paths if all(number(r["set"][p]) for r in rows if p in r["set"])]
+
+
 def sweep_summary(rows: list[Row], objective_kind: str | None) -> dict[str, Any]:
     """The summary `trnplan sweep --format json` prints, from the rows alone; a tornado's rows (`sweep
-    --tornado`) give its exact bars as the summary's tornado."""
+    --tornado`) give its exact bars as the summary's tornado; otherwise the tornado is over the inputs set
+    to numbers (text, true/false or null has no low and high end)."""
     paths = varied(rows)
     total = max(r["run"] for r in rows) + 1
     if is_tornado(rows):
@@ -120,6 +96,6 @@ def sweep_summary(rows: list[Row], objective_kind: str | None) -> dict[str, Any]
                                                        "swing_usd", "choices_changed")}}
             for b in exact["tornado"]]}
     else:
-        summary = summarize(rows, paths, sampled=not is_grid(rows, paths), total=total)
+        summary = summarize(rows, numeric(rows, paths), sampled=not is_grid(rows, paths), total=total)
     summary["objective_kind"] = objective_kind or ""
     return summary

@@ -3,20 +3,20 @@ every field the specs give a range, uniformly within it). A run is an override s
 
 from __future__ import annotations
 
-import itertools
 import json
+import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import yaml
+from typing import Any, overload
 
 from trnplan.catalog import KINDS, MODELS, Catalog
 from trnplan.catalog.ranges import number_field
-from trnplan.errors import UsageError
+from trnplan.errors import SpecError, UsageError
+from trnplan.specs.yamlsafe import parse_yaml
+from trnplan.sweep.rows import MAX_RUNS
 from trnplan.sweep.usable import usable_ids
 
-MAX_RUNS = 1_000_000
 WILDCARD = "*"
 
 
@@ -74,8 +74,23 @@ def _evenly(low: float | int, high: float | int, n: int) -> list[Any]:
     return [round(v) if whole else float(f"{v:.12g}") for v in values]
 
 
+def _scalar(text: str, what: str) -> Any:
+    """One `--vary` value read as `--set` reads a VALUE (YAML 1.2: `0700` is 700, `0x384` 900, `1_000`
+    1000): a number, text, true/false or null."""
+    try:
+        doc = parse_yaml(text, file=what)
+    except SpecError as exc:
+        raise UsageError(f"{what}: '{text.strip()}': {exc.problems[0].message}") from None
+    if doc.problems:
+        raise UsageError(f"{what}: '{text.strip()}': {doc.problems[0].message}")
+    if isinstance(doc.data, (dict, list)):
+        raise UsageError(f"{what}: '{text.strip()}' is not one value (a number, text, true/false or null)")
+    return doc.data
+
+
 def parse_vary(text: str, catalog: Catalog) -> Axis:
-    """`PATH=V1,V2,...` or `PATH=LOW:HIGH:N` as an axis (values read as YAML scalars)."""
+    """`PATH=V1,V2,...` or `PATH=LOW:HIGH:N` as an axis (values read as `--set` reads a VALUE); at most
+    MAX_RUNS values, checked before any is made."""
     path, eq, spec = text.partition("=")
     path = path.strip()
     if not eq or not path:
@@ -87,13 +102,19 @@ def parse_vary(text: str, catalog: Catalog) -> Axis:
         n = _number(parts[2], what)
         if not isinstance(n, int) or n < 1:
             raise UsageError(f"{what}: N in LOW:HIGH:N must be a whole number, at least 1; got {parts[2]}")
+        if n > MAX_RUNS:
+            raise UsageError(f"{what}: N is {n:,}, more than the {MAX_RUNS:,} runs a sweep may have")
         if low > high:
             raise UsageError(f"{what}: LOW {low:g} is above HIGH {high:g}")
         values = _evenly(low, high, n)
     elif ":" in spec:
         raise UsageError(f"{what}: write LOW:HIGH:N (three parts) or V1,V2,...; got '{spec}'")
     else:
-        values = [yaml.safe_load(v) for v in spec.split(",") if v.strip()]
+        texts = [v for v in spec.split(",") if v.strip()]
+        if len(texts) > MAX_RUNS:
+            raise UsageError(f"{what}: {len(texts):,} values, more than the {MAX_RUNS:,} runs a sweep may "
+                             "have")
+        values = [_scalar(v, what) for v in texts]
         if not values:
             raise UsageError(f"{what}: no values (an empty grid); give V1,V2,... or LOW:HIGH:N")
     return Axis(path, expand(path, catalog), tuple(values))
@@ -103,19 +124,62 @@ def _text(value: Any) -> str:
     return json.dumps(value)
 
 
-def grid_runs(axes: list[Axis]) -> list[Run]:
-    """Every combination of the axes' values (the first axis varies slowest), numbered from 0."""
-    size = 1
-    for axis in axes:
-        size *= len(axis.values)
+def grid_size(axes: list[Axis]) -> int:
+    """How many runs the axes' grid has; UsageError past MAX_RUNS (before any run is made)."""
+    size = math.prod(len(axis.values) for axis in axes)
     if size > MAX_RUNS:
-        raise UsageError(f"the grid has {size} runs, more than {MAX_RUNS}; vary fewer values")
-    runs = []
-    for i, combo in enumerate(itertools.product(*(a.values for a in axes))):
-        sets = {a.path: v for a, v in zip(axes, combo, strict=True)}
-        overrides = tuple(f"{p}={_text(v)}" for a, v in zip(axes, combo, strict=True) for p in a.paths)
-        runs.append(Run(i, sets, overrides))
-    return runs
+        raise UsageError(f"the grid has {size:,} runs, more than {MAX_RUNS:,}; vary fewer values")
+    return size
+
+
+class Runs(Sequence[Run]):
+    """A sweep's runs, each made when asked for (run i from i alone): a large sweep takes no memory for the
+    runs it has not reached."""
+
+    def __init__(self, size: int):
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, i: int) -> Run: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Run]: ...
+    def __getitem__(self, i: int | slice) -> Run | Sequence[Run]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.size))]
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        return self.run(i)
+
+    def run(self, i: int) -> Run:
+        raise NotImplementedError
+
+
+class GridRuns(Runs):
+    """Every combination of the axes' values (the first axis varies slowest), numbered from 0."""
+
+    def __init__(self, axes: list[Axis]):
+        super().__init__(grid_size(axes))
+        self.axes = axes
+
+    def run(self, i: int) -> Run:
+        picked: list[Any] = []
+        rest = i
+        for axis in reversed(self.axes):
+            rest, k = divmod(rest, len(axis.values))
+            picked.append(axis.values[k])
+        combo = picked[::-1]
+        sets = {a.path: v for a, v in zip(self.axes, combo, strict=True)}
+        overrides = tuple(f"{p}={_text(v)}" for a, v in zip(self.axes, combo, strict=True) for p in a.paths)
+        return Run(i, sets, overrides)
+
+
+def grid_runs(axes: list[Axis]) -> GridRuns:
+    """Every combination of the axes' values (the first axis varies slowest), numbered from 0; made one at
+    a time as they are asked for."""
+    return GridRuns(axes)
 
 
 @dataclass(frozen=True)
@@ -144,24 +208,33 @@ def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Rang
     return found
 
 
-def sample_runs(fields: list[Ranged], n: int, seed: int) -> list[Run]:
-    """n runs, each drawing every ranged field uniformly within its range; run i's draws depend only on
-    the seed and i, so a resumed sweep draws the same values."""
+class SampleRuns(Runs):
+    """Run i draws every ranged field uniformly within its range, from the seed and i alone, so a resumed
+    sweep draws the same values."""
+
+    def __init__(self, fields: list[Ranged], n: int, seed: int):
+        super().__init__(n)
+        self.fields, self.seed = fields, seed
+
+    def run(self, i: int) -> Run:
+        rng = random.Random(f"{self.seed}:{i}")
+        sets: dict[str, Any] = {}
+        for f in self.fields:
+            if f.integer:
+                sets[f.path] = rng.randint(round(f.low), round(f.high))
+            else:
+                sets[f.path] = min(max(float(f"{rng.uniform(f.low, f.high):.9g}"), f.low), f.high)
+        return Run(i, sets, tuple(f"{p}={_text(v)}" for p, v in sets.items()))
+
+
+def sample_runs(fields: list[Ranged], n: int, seed: int) -> SampleRuns:
+    """n runs, each drawing every ranged field uniformly within its range (made as they are asked for);
+    at most MAX_RUNS."""
     if not fields:
         raise UsageError(
             "--sample: the specs give no field a range (ranges: {FIELD: [LOW, HIGH]}); "
             "nothing to draw: an empty sweep"
         )
     if not 1 <= n <= MAX_RUNS:
-        raise UsageError(f"--sample N must be 1 to {MAX_RUNS}, got {n}")
-    runs = []
-    for i in range(n):
-        rng = random.Random(f"{seed}:{i}")
-        sets: dict[str, Any] = {}
-        for f in fields:
-            if f.integer:
-                sets[f.path] = rng.randint(round(f.low), round(f.high))
-            else:
-                sets[f.path] = min(max(float(f"{rng.uniform(f.low, f.high):.9g}"), f.low), f.high)
-        runs.append(Run(i, sets, tuple(f"{p}={_text(v)}" for p, v in sets.items())))
-    return runs
+        raise UsageError(f"--sample N must be 1 to {MAX_RUNS:,}, got {n:,}")
+    return SampleRuns(fields, n, seed)
