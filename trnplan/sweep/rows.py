@@ -272,6 +272,7 @@ class RowFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._file: BinaryIO | None = None
+        self._failed = False
         self.read = RowsRead({}, 0, None, b"")
         try:
             fd = os.open(path, _OPEN_FLAGS)
@@ -324,14 +325,30 @@ class RowFile:
         self._file.seek(self.read.whole)
 
     def write(self, row: Row) -> None:
+        """Append `row`; a failed write (a full disk) is an InputError naming the file and the reason."""
         assert self._file is not None, "RowFile.start() first"
         text = json.dumps(row, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
-        self._file.write(text.encode("utf-8"))
-        self._file.flush()
+        try:
+            self._file.write(text.encode("utf-8"))
+            self._file.flush()
+        except OSError as exc:
+            self._failed = True
+            raise InputError(f"{visible(str(self.path))}: cannot write the sweep's rows: "
+                             f"{exc.strerror or exc}; the rows written so far are kept, and the sweep "
+                             "resumes from them") from None
 
     def close(self) -> None:
-        if self._file is not None:
+        """Close the file; after a failed write, what is left in the buffer is dropped (the row is torn,
+        and cut off when the sweep resumes)."""
+        if self._file is None:
+            return
+        try:
             self._file.close()
+        except OSError as exc:
+            if not self._failed:
+                raise InputError(f"{visible(str(self.path))}: cannot write the sweep's rows: "
+                                 f"{exc.strerror or exc}") from None
+        finally:
             self._file = None
 
 
