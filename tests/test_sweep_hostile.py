@@ -120,7 +120,7 @@ def test_report_refuses_a_row_with_more_choices_than_a_run_makes(tmp_path):
 
 def test_report_draws_a_bounded_number_of_bars(tmp_path):
     """Many distinct choices and inputs over the runs (each row within its caps): the charts draw the 30
-    most made choices and the 30 widest swings, and say how many more there are."""
+    most made choices and the 30 highest ranked inputs, and say how many more there are."""
     rows = []
     for n in range(80):
         values = {f"chips.c{i}.unit_usd": 1000 + ((n * (i + 3)) % 17) for i in range(40)}
@@ -132,7 +132,7 @@ def test_report_draws_a_bounded_number_of_bars(tmp_path):
     page = out.read_text(encoding="utf-8")
     assert page.count("<!-- ind-new: ") == 30
     assert "55 more choices not shown" in page  # 80 + 5 distinct, 30 drawn
-    assert "more inputs (the narrowest swings) not shown" in page
+    assert "10 more inputs (the lowest ranked) not shown" in page
 
 
 # --- 6. and 7. --out: not a sweep's file, too large, a link swapped in ----------------------------
@@ -232,7 +232,7 @@ SET0 = {"chips.x.unit_usd": 5000, "sites.*.electricity_usd_per_kwh": 0.05}
     ({"tco_usd": 1e308}, "run 0: tco_usd is not a finite number within 1e+15"),
     ({"choices": {"a": "xyz"}}, "run 0: choices is not {SITE: [CHOICE, ...]}"),
     ({"status": "done"}, "run 0: status 'done' is not one of"),
-    ({"run": -1}, "run -1: not a run number (0 to 99,999)"),
+    ({"run": -1}, "run -1 is not a run number (0 to 99,999)"),
 ], ids=["tco-text", "no-status", "choices-list", "objective-text", "tco-null", "tco-huge", "choices-text",
         "status-other", "run-negative"])
 def test_resume_refuses_forged_rows_before_solving(specs, tmp_path, dask_address, edit, said):

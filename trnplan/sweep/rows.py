@@ -143,7 +143,7 @@ def _head_problem(row: dict[str, Any]) -> str | None:
     if not (isinstance(run, int) and not isinstance(run, bool)):
         return "no run number"
     if not 0 <= run < MAX_RUNS:
-        return f"not a run number (0 to {MAX_RUNS - 1:,})"
+        return f"run {run} is not a run number (0 to {MAX_RUNS - 1:,})"
     status = row.get("status")
     if not isinstance(status, str):
         return "no status"
