@@ -233,8 +233,8 @@ def _sweep(plan: Plan, rows: list[Row], name: str) -> str:
         found = summary["sensitivity"]
         note = found["method"] + (f". {found['warning']}" if found.get("warning") else "")
         chart = charts.sensitivity_chart(found["inputs"][:MAX_BARS]) if found["inputs"] else ""
-        left = _not_shown(len(found["inputs"]) - MAX_BARS, "inputs (the lowest ranked)")
-        out.append(f'<figure>{chart}<p class="note">{escape(note)}.</p>{left}</figure>')
+        rest = _not_shown(len(found["inputs"]) - MAX_BARS, "inputs (the lowest ranked)")
+        out.append(f'<figure>{chart}<p class="note">{escape(note)}.</p>{rest}</figure>')
     elif summary["tornado"]["inputs"]:
         exact = "base_tco_usd" in summary
         middle = summary["base_tco_usd"] if exact else (summary["tco_usd"]["median"] if summary["tco_usd"]
