@@ -7,6 +7,7 @@ $1,000; air PUE 1.5, liquid PUE 1.1; site a: $0.10/kWh, $100/kW-month.
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 import pytest
@@ -54,6 +55,20 @@ def test_crf_zero_rate_is_straight_line(years: int) -> None:
 def test_crf_one_year_is_one_plus_rate() -> None:
     """n = 1: r (1 + r) / r = 1 + r."""
     assert crf(0.07, 1) == pytest.approx(1.07)
+
+
+@pytest.mark.parametrize("rate", [1e-17, 1e-300, 5e-324, 1e-13, 1e-9, 1e-5, 9.99e-4])
+@pytest.mark.parametrize("years", [0.5, 1, 5, 30])
+def test_crf_tiny_rate_is_stable(rate: float, years: float) -> None:
+    """Where 1 + r is 1 (1e-17, 5e-324) the formula as written divided by zero; near it, it lost digits to
+    cancellation. Against the formula in 400-digit decimals (1 + 5e-324 needs 324 of them)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 400
+        r, n = decimal.Decimal(rate), decimal.Decimal(years)
+        growth = (1 + r) ** n
+        expected = float(r * growth / (growth - 1))
+    assert crf(rate, years) == pytest.approx(expected, rel=1e-13, abs=0)
+    assert crf(rate, years) >= 1 / years
 
 
 def test_tco_per_capex_usd() -> None:

@@ -7,6 +7,7 @@ rows add its charts; the timeline chart from synthetic rows; the command's exit 
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -27,7 +28,7 @@ from trnplan.report.timeline import TimelineRow, timeline_rows
 pytest.importorskip("matplotlib", reason='the report needs the extra: pip install "trnplan[report]"')
 
 from trnplan.report import render_report  # noqa: E402  (after the skip: it draws with matplotlib)
-from trnplan.report.charts import timeline_chart  # noqa: E402
+from trnplan.report.charts import choices_chart, timeline_chart, tornado_chart  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANS = sorted((ROOT / "plans").glob("*.yaml"))
@@ -106,6 +107,28 @@ def test_hostile_text_is_escaped() -> None:
     text = render_report(plan.model_copy(update={"bom": [line, other, *plan.bom[2:]]}))
     assert "<script>" not in text and "&lt;script&gt;" in text
     assert 'x"><b>' not in text
+
+
+MATHS = ("$\\undefinedcmd$", "$x^2$", "a $ b $ c", "$\\frac{1}{0}$")
+"""Labels matplotlib read as mathtext: the first crashed the report (`Unknown symbol`), the others were drawn
+as maths, not as the text they are."""
+
+
+def test_labels_are_literal_text_not_maths() -> None:
+    """A BOM category, a site key, a sweep's choice and `set` path, a timeline's site: drawn as written."""
+    plan = read_plan(ROOT / "plans" / "moe-144.yaml")
+    bom = [line.model_copy(update={"category": MATHS[i % len(MATHS)]}) for i, line in enumerate(plan.bom)]
+    text = render_report(plan.model_copy(update={"bom": bom}))
+    for label in MATHS:
+        assert f"<!-- {html.escape(label, quote=False)} -->" in text  # matplotlib names each text it draws
+    svg = choices_chart({label: [{"choice": label, "runs": 1, "share": 0.5}] for label in MATHS})
+    assert all(f"<!-- {html.escape(label, quote=False)}: {html.escape(label, quote=False)} -->" in svg
+               for label in MATHS)
+    bars = [{"path": label, "low": 1, "high": 2, "tco_low_usd": 1e6, "tco_high_usd": 2e6, "swing_usd": 1e6}
+            for label in MATHS]
+    assert all(f"<!-- {html.escape(label, quote=False)} -->" in tornado_chart(bars, 1.5e6) for label in MATHS)
+    rows = [TimelineRow("2026-01", label, 1000.0, 10, 1, {}) for label in MATHS]
+    assert all(f"<!-- {html.escape(label, quote=False)} -->" in timeline_chart(rows) for label in MATHS)
 
 
 # --- the timeline ----------------------------------------------------------------------------------

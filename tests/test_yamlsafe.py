@@ -303,6 +303,21 @@ def test_a_collection_key_through_validation_and_set(tmp_path: Path) -> None:
         assert all(p.line and p.file == "--set" for p in info.value.problems), info.value.problems
 
 
+@pytest.mark.parametrize("override", ["chips.x.[key]=1", "chips.x.hbm.[key]=1", "scenarios.s.[key]=1"])
+def test_a_field_named_key_in_brackets_is_an_unknown_field(tmp_path: Path, override: str) -> None:
+    """A field literally named `[key]` is no pydantic key marker: an unknown field at its path (it was an
+    IndexError, the marker stripped and an empty path left)."""
+    from trnplan.specs.load import load_specs
+    from trnplan.testkit.builders import base_specs
+
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(base_specs(), sort_keys=False))
+    with pytest.raises(SpecError) as info:
+        load_specs([tmp_path], [override])
+    (problem,) = info.value.problems
+    assert problem.file == "--set" and problem.line == 1
+    assert problem.path == override.removesuffix("=1") and "unknown field '[key]'" in problem.message
+
+
 # --- files that are not regular, and files swapped while being read ----------------------------------
 
 

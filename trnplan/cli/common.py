@@ -3,6 +3,7 @@ one mapping of library errors to exit codes (`guarded`)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -15,7 +16,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args
 
 import typer
 
-from trnplan.errors import EXIT_INTERRUPTED, SpecError, TrnplanError, did_you_mean
+from trnplan.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    InputError,
+    SpecError,
+    TrnplanError,
+    did_you_mean,
+    visible,
+)
+from trnplan.safetext import terminal_text
 
 if TYPE_CHECKING:  # the catalog pulls in pydantic: imported where a command needs it, not for --help
     from trnplan.catalog import Catalog
@@ -148,21 +158,47 @@ DiffFormatOpt = Annotated[DiffFormat, format_option(get_args(DiffFormat))]
 
 
 def emit(output: object, wide: bool = False) -> None:
-    """Print a command's result on stdout: text (machine output) as it is, with exactly one trailing
-    newline; anything else is a rich renderable, printed through the console (`wide`: with every column,
-    `--wide`)."""
-    if isinstance(output, str):
-        typer.echo(output if output.endswith("\n") else output + "\n", nl=False)
-        return
-    from trnplan.render import Trimmed, console
+    """Print a command's result on stdout: text (machine output) with exactly one trailing newline;
+    anything else is a rich renderable, printed through the console (whose cells are visible text; `wide`:
+    with every column, `--wide`).
 
-    console(wide=wide).print(Trimmed(output))  # type: ignore[arg-type]  # a renderable, by the contract above
+    To a pipe or a file, text goes as it is, byte for byte (a CSV keeps the spec's characters; click's
+    habit of dropping some escape sequences there is turned off). To a terminal, every control character
+    but the line ends is written as an escape (`\\x1b`): an OSC 8 link, a screen clear or a window title
+    in a spec string never reaches the terminal as one."""
+    try:
+        if isinstance(output, str):
+            text = output if output.endswith("\n") else output + "\n"
+            typer.echo(terminal_text(text) if stdout_is_terminal() else text, nl=False, color=True)
+            return
+        from trnplan.render import Trimmed, console
+
+        console(wide=wide).print(Trimmed(output))  # type: ignore[arg-type]  # a renderable, by the contract
+    except OSError as exc:
+        raise _stdout_failed(exc) from None
+
+
+def _stdout_failed(exc: OSError) -> InputError | typer.Exit:
+    """A write to stdout that failed (a full disk, `> /dev/full`, a closed pipe) as an I/O error naming
+    where stdout goes and why. Stdout is pointed at /dev/null first, so the text still buffered is not
+    written again (and refused again) when Python exits. A reader that left (`| head`) needs no words."""
+    where = "stdout"
+    with contextlib.suppress(OSError, ValueError):
+        fd = sys.stdout.fileno()
+        where = f"{visible(os.readlink(f'/proc/self/fd/{fd}'))} (stdout)"
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if isinstance(exc, BrokenPipeError):
+        return typer.Exit(EXIT_INVALID)
+    return InputError(f"cannot write the output to {where}: {exc.strerror or exc}")
 
 
 def echo_err(text: str, keep: Iterable[object] = ()) -> None:
     """A message for people, on stderr. In a terminal it is wrapped to the width with a hanging indent,
     never inside a location, a backquoted command, an option and its value or a `keep` string (a path);
-    to a pipe, a file or a CI log it goes as written, one line per message, for grep."""
+    to a pipe, a file or a CI log it goes as written, one line per message, for grep. Either way a control
+    character in it (from a spec or a path) is written as an escape."""
+    text = terminal_text(text)
     if stderr_is_terminal():
         from trnplan.render.messages import fit_message
 
@@ -170,11 +206,21 @@ def echo_err(text: str, keep: Iterable[object] = ()) -> None:
     typer.echo(text, err=True)
 
 
+def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal: then the text a command prints shows its control characters as
+    escapes (`emit`)."""
+    return _is_terminal(sys.stdout)
+
+
 def stderr_is_terminal() -> bool:
     """Whether a person watches stderr (a terminal): then messages wrap, progress shows, and Ctrl-C in
     `optimize` keeps the best plan so far."""
+    return _is_terminal(sys.stderr)
+
+
+def _is_terminal(stream: Any) -> bool:
     try:
-        return bool(sys.stderr.isatty())
+        return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
 

@@ -7,6 +7,7 @@ give its TCO: horizon x (capex x CRF + opex)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
@@ -25,12 +26,21 @@ class MoneyTerms(Protocol):
     def maintenance_rate(self) -> float: ...
 
 
+TINY_RATE = 1e-12
+"""Below this cost of capital the CRF is its series 1/n + r(n+1)/(2n), whose error (~r^2 n) no float holds."""
+SMALL_RATE = 1e-3
+"""Below this (and from TINY_RATE) (1+r)^n - 1 would lose digits to cancellation: it is expm1(n log1p(r))."""
+
+
 def crf(rate: float, years: float) -> float:
-    """Capital recovery factor r(1+r)^n / ((1+r)^n - 1); 1/n when r = 0 (its limit), and when r is so
-    small that (1+r)^n rounds to 1 (a plan file's 1e-320 would otherwise divide by zero)."""
+    """Capital recovery factor r(1+r)^n / ((1+r)^n - 1), stable as r -> 0 (its limit, 1/n, at r = 0): at
+    a rate under TINY_RATE (1e-17, 5e-324, where 1 + r is 1) its series 1/n + r(n+1)/(2n); under
+    SMALL_RATE r / (1 - (1+r)^-n) with expm1 and log1p; else the formula as written."""
+    if abs(rate) < TINY_RATE:
+        return (1.0 + rate * (years + 1) / 2) / years
+    if abs(rate) < SMALL_RATE:
+        return rate / -math.expm1(-years * math.log1p(rate))
     growth: float = (1 + rate) ** years
-    if rate == 0 or growth == 1:
-        return 1.0 / years
     return rate * growth / (growth - 1)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from trnplan.errors import visible
 from trnplan.numbers import fmt
 from trnplan.render.tables import Col, Grid, spaced
 
@@ -66,11 +67,11 @@ def render_diff(d: PlanDiff) -> RenderableType:
 
 def _verdict(d: PlanDiff) -> Text:
     head = Text()
-    head.append(f"{d.base_label} -> {d.head_label}: ", style="bold")
+    head.append(f"{visible(d.base_label)} -> {visible(d.head_label)}: ", style="bold")
     head.append("plans differ" if d.different else "no changes",
                 style="bold yellow" if d.different else "bold green")
     for note in d.notes:
-        head.append(f"\nnote: {note}")
+        head.append(f"\nnote: {visible(note)}")
     return head
 
 

