@@ -88,6 +88,96 @@ def test_tiny_cost_of_capital_plans(tmp_path: Path) -> None:
         assert run("bom", out).exit_code == 0
 
 
+# --- Markdown: a pull-request comment's table cannot be left -------------------------------------------
+
+OWN_HTML = re.compile(r"<details><summary>[^<]*</summary>|</details>|<!-- trnplan-diff -->")
+
+
+def _breakouts(markdown: str, cells_only: bool = True) -> list[str]:
+    """What a CommonMark reading (markdown-it-py, rich's parser, with GFM tables) of `markdown` finds that
+    text from a spec put there: HTML other than the comment's own `<details>` and marker, a link, an image,
+    a raw `@mention`, a line end inside a cell, or `evil.example` (only in BREAKOUT_ITEM and ESCAPES_ITEM)
+    outside a table cell (unless not `cells_only`). [] when the text stayed text in its cell."""
+    from markdown_it import MarkdownIt
+
+    controls = (("CR", "\r"), ("NEL", "\x85"), ("LS", "\u2028"), ("ESC", "\x1b"))
+    found = [f"raw {name}" for name, ch in controls if ch in markdown]
+    depth = 0
+    for token in MarkdownIt("commonmark").enable("table").parse(markdown):
+        depth += {"table_open": 1, "table_close": -1}.get(token.type, 0)
+        if token.type == "html_block" and OWN_HTML.sub("", token.content).strip():
+            found.append(f"HTML block {token.content!r}")
+        children = token.children or []
+        for child in children:
+            if child.type in ("html_inline", "link_open", "image") and not OWN_HTML.fullmatch(child.content):
+                found.append(f"{child.type} {child.content or child.attrs!r}")
+            if child.type in ("softbreak", "hardbreak") and depth:
+                found.append("a line break in a cell")
+            if child.type == "text" and re.search(r"@[A-Za-z]", child.content):
+                found.append(f"a mention in {child.content!r}")
+        if token.type == "inline" and "evil.example" in token.content and not depth and cells_only:
+            found.append(f"spec text outside a table: {token.content!r}")
+    return found
+
+
+def test_markdown_of_a_hostile_plan_stays_in_its_cells(hostile: Path) -> None:
+    """The reproduction: a CR in a form's `rack_bom` item ended the BOM table and the `<details>` block,
+    then showed a forged `**Guardrails breached:** none.`, a remote image, a link and a team @mention at
+    the top level. In the BOM's and the diff's Markdown and the pull-request comment, it stays in its
+    cell: no HTML, link, image or mention of its own, no line end (the CR shows as `\\r`)."""
+    from trnplan.bom import bom_to_markdown, build_bom
+    from trnplan.diff import ScenarioDiff, comment_body, diff_plans, diff_to_markdown
+    from trnplan.plan import read_plan
+
+    base, head = read_plan(hostile / "base.yaml"), read_plan(hostile / "plan.yaml")
+    d = diff_plans(base, head, "HEAD~1:plans/trn3-10k.yaml", "plans/trn3-10k.yaml")
+    outputs = {
+        "bom": bom_to_markdown(build_bom(head)),
+        "diff": diff_to_markdown(d),
+        "comment": comment_body([ScenarioDiff("trn3-10k.yaml", d, True, True)], "main"),
+        "cli bom": run("bom", hostile / "plan.yaml", "--format", "markdown").stdout,
+        "cli diff": run("diff", hostile / "base.yaml", hostile / "plan.yaml", "--format", "markdown").stdout,
+    }
+    for name, text in outputs.items():
+        assert "evil.example" in text, name
+        assert _breakouts(text) == [], name
+        assert r"\\r\\r\*\*Guardrails breached:\*\* none." in text, name  # shown, as text
+        assert not re.search(r"^\*\*Guardrails breached", text, re.M), name
+
+
+def test_markdown_cells_and_code_spans() -> None:
+    """`md_text` escapes what Markdown, GFM and GitHub read (an `_` inside a word is left); `md_code`
+    shows anything literally, fenced past its backquotes."""
+    from trnplan.safetext import md_code, md_text
+
+    assert md_text("scale_up") == "scale_up"
+    hostile = "_x_ *y* <b> [a](b) ![i](j) | `c` ~~s~~ &amp; $x$ #1 \\"
+    assert md_text(hostile) == (
+        r"\_x\_ \*y\* \<b\> \[a\](b) \!\[i\](j) \| \`c\` \~\~s\~\~ \&amp; \$x\$ \#1 \\")
+    assert md_text("@acme/team a@b.c") == "@&#8203;acme/team a@&#8203;b.c"
+    assert md_text("a\rb\nc\u202ed") == "a\\\\rb\\\\nc\\\\u202ed"
+    assert md_code("a`b") == "``a`b``" and md_code("`x") == "`` `x ``"
+    assert md_code("a|b", in_table=True) == "`a\\|b`"
+    for text in ("x</details>", "@acme", "[l](u)", "a\rb", "`x``"):
+        assert _breakouts(f"| a |\n|---|\n| {md_code(text, in_table=True)} |\n") == []
+        assert _breakouts(f"| a |\n|---|\n| {md_text(text)} |\n") == []
+
+
+def test_sweep_markdown_escapes_rows_text() -> None:
+    """The sweep's Markdown: a site, a choice, a status and a `set` path from (forged) rows stay text."""
+    from trnplan.sweep.report import summary_to_markdown
+
+    evil = BREAKOUT_ITEM
+    bar = {"path": evil, "low": 1, "high": 2, "tco_low_usd": 1.0, "tco_high_usd": 2.0, "swing_usd": 1.0}
+    summary = {"scenario": evil, "runs": 1, "finished": 1, "status": {evil: 1}, "objective_kind": evil,
+               "objective": None, "tco_usd": None,
+               "choices": {evil: [{"choice": evil, "runs": 1, "share": 1.0}]},
+               "tornado": {"method": "one at a time", "inputs": [bar]}}
+    text = summary_to_markdown(summary)
+    assert _breakouts(text, cells_only=False) == []
+    assert "\r" not in text and not re.search(r"(?<!\\)<img", text)
+
+
 # --- terminals ---------------------------------------------------------------------------------------
 
 TRNPLAN = Path(sys.executable).with_name("trnplan")

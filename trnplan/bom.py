@@ -15,7 +15,7 @@ from trnplan.errors import InputError
 from trnplan.numbers import canon, cents, quantity_text, usd_text
 from trnplan.plan.mismatch import bom_capex_problem
 from trnplan.plan.model import BomLine, Plan
-from trnplan.safetext import csv_text
+from trnplan.safetext import csv_text, md_code, md_text
 
 BOM_FORMAT = "trnplan-bom/1"
 CSV_FIELDS = ("site", "form", "racks", "category", "item", "quantity", "unit_usd", "extended_usd", "share",
@@ -219,10 +219,6 @@ def bom_to_json(bom: Bom) -> str:
     )
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _share_text(part_usd: float, total_usd: float) -> str:
     return f"{part_usd / total_usd * 100:.1f}%" if total_usd else ""
 
@@ -242,9 +238,9 @@ def _site_rows(site: str, site_lines: list[BomLine], total: float) -> list[str]:
         for line in cat_lines:
             out.append(
                 _row(
-                    _cell(site),
-                    _cell(category),
-                    _cell(line.item),
+                    md_text(site),
+                    md_text(category),
+                    md_text(line.item),
                     quantity_text(line.quantity),
                     usd_text(line.unit_usd),
                     usd_text(line.extended_usd),
@@ -254,12 +250,12 @@ def _site_rows(site: str, site_lines: list[BomLine], total: float) -> list[str]:
         if len(cat_lines) > 1:
             sub = sum(cents(line.extended_usd) for line in cat_lines) / 100
             out.append(
-                _row(_cell(site), _cell(category), "*subtotal*", "", "", f"*{usd_text(sub)}*",
+                _row(md_text(site), md_text(category), "*subtotal*", "", "", f"*{usd_text(sub)}*",
                      _share_text(sub, total))
             )
     sub = sum(cents(line.extended_usd) for line in site_lines) / 100
     out.append(
-        _row(f"**{_cell(site)}**", "", "**site subtotal**", "", "", f"**{usd_text(sub)}**",
+        _row(f"**{md_text(site)}**", "", "**site subtotal**", "", "", f"**{usd_text(sub)}**",
              _share_text(sub, total))
     )
     return out
@@ -267,12 +263,13 @@ def _site_rows(site: str, site_lines: list[BomLine], total: float) -> list[str]:
 
 def bom_to_markdown(bom: Bom) -> str:
     """A GFM table of the lines with a subtotal per site and category (when it has several lines), per site,
-    and the total; then a table by category over all sites."""
+    and the total; then a table by category over all sites. Text from the plan goes through
+    `safetext.md_text`: a CR or `</details>` in an item cannot end the table."""
     if bom.phased:
         return _schedule_markdown(bom)
     total = bom.total_usd
     out = [
-        f"### Bill of materials: `{bom.scenario}`",
+        f"### Bill of materials: {md_code(bom.scenario)}",
         "",
         _row("Site", "Category", "Item", "Quantity", "Unit USD", "Extended USD", "Share"),
         "|---|---|---|--:|--:|--:|--:|",
@@ -286,7 +283,7 @@ def bom_to_markdown(bom: Bom) -> str:
     out.append(_row("**total**", "", "", "", "", f"**{usd_text(total)}**", all_share))
     out += ["", _row("Category", "USD", "Share"), "|---|--:|--:|"]
     for category, usd in bom.by_category().items():
-        out.append(_row(_cell(category), usd_text(usd), _share_text(usd, total)))
+        out.append(_row(md_text(category), usd_text(usd), _share_text(usd, total)))
     out.append(_row("**total**", f"**{usd_text(total)}**", all_share))
     out += ["", f"Total equals the plan's capex: {usd_text(bom.capex_usd)}."]
     return "\n".join(out) + "\n"
@@ -298,7 +295,7 @@ def _schedule_markdown(bom: Bom) -> str:
     total = bom.total_usd
     all_share = "100.0%" if total else ""
     out = [
-        f"### Purchase schedule: `{bom.scenario}`",
+        f"### Purchase schedule: {md_code(bom.scenario)}",
         "",
         _row("Period", "Site", "Category", "Item", "Quantity", "Unit USD", "Extended USD", "Share"),
         "|---|---|---|---|--:|--:|--:|--:|",
@@ -309,20 +306,20 @@ def _schedule_markdown(bom: Bom) -> str:
     for period in sorted(by_period):
         for line in by_period[period]:
             out.append(
-                _row(period, _cell(line.site), _cell(line.category), _cell(line.item),
+                _row(md_text(period), md_text(line.site), md_text(line.category), md_text(line.item),
                      quantity_text(line.quantity), usd_text(line.unit_usd), usd_text(line.extended_usd),
                      _share_text(line.extended_usd, total))
             )
         sub = sum(cents(line.extended_usd) for line in by_period[period]) / 100
-        out.append(_row(f"**{period}**", "", "", "**period subtotal**", "", "", f"**{usd_text(sub)}**",
-                        _share_text(sub, total)))
+        out.append(_row(f"**{md_text(period)}**", "", "", "**period subtotal**", "", "",
+                        f"**{usd_text(sub)}**", _share_text(sub, total)))
     out.append(_row("**total**", "", "", "", "", "", f"**{usd_text(total)}**", all_share))
     out += ["", _row("Period", "Bought USD", "Share"), "|---|--:|--:|"]
     for period, usd in bom.by_period().items():
-        out.append(_row(period, usd_text(usd), _share_text(usd, total)))
+        out.append(_row(md_text(period), usd_text(usd), _share_text(usd, total)))
     out += ["", _row("Category", "USD", "Share"), "|---|--:|--:|"]
     for category, usd in bom.by_category().items():
-        out.append(_row(_cell(category), usd_text(usd), _share_text(usd, total)))
+        out.append(_row(md_text(category), usd_text(usd), _share_text(usd, total)))
     out.append(_row("**total**", f"**{usd_text(total)}**", all_share))
     out += ["", f"Total equals the plan's capex, everything bought in the window: {usd_text(bom.capex_usd)}."]
     return "\n".join(out) + "\n"

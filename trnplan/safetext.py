@@ -1,5 +1,5 @@
 """Text from specs and plans made safe for where it goes: CSV cells a spreadsheet will not run as formulas,
-and a terminal that will not obey control sequences.
+Markdown a renderer will not read as markup, and a terminal that will not obey control sequences.
 
 Spec strings (a chip's name, a BOM item) are the user's, or a pull request's: they may hold `=HYPERLINK(...)`,
 a carriage return, `<img>`, an `@team` mention or an escape sequence. Every output that carries them goes
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Sequence
 
 from trnplan.errors import visible
@@ -51,6 +52,39 @@ def csv_text(header: Sequence[str], rows: Iterable[Iterable[CsvCell]]) -> str:
     """A whole CSV document: the header, then a record per row, each through `csv_row`. Every CSV output
     of trnplan is written by this function (or `csv_row`, for rows written as they come)."""
     return csv_row(header) + "".join(csv_row(row) for row in rows)
+
+
+# --- Markdown ------------------------------------------------------------------------------------
+
+_MD_SPECIALS = re.compile(r"[\\`*\[\]<>!|#~&$]|(?<![^\W_])_|_(?![^\W_])")
+"""What Markdown, GFM or GitHub give a meaning: escapes, code, emphasis, links and images, HTML, tables,
+headings, strikethrough, entities and maths. An `_` between letters or digits (`scale_up`) emphasises
+nothing in CommonMark, and is left as it is."""
+NO_MENTION = "@&#8203;"
+"""`@` and a zero-width space: GitHub links `@name` (a user or a team, who is then notified) in text,
+escaped or not; with the space between, it is text."""
+
+
+def md_text(value: object) -> str:
+    """Text from a spec or a plan as inline Markdown that shows as written: hidden characters and controls
+    (CR and LF too) written as escapes (`\\r`, as `errors.visible` writes them), then every character
+    Markdown, GFM or GitHub give a meaning backslash-escaped and `@` kept from mentioning. It can open no
+    HTML, link, image, code span or table cell, and end no line, table row or `<details>` block."""
+    text = _MD_SPECIALS.sub(lambda m: "\\" + m.group(), visible(str(value)))
+    return text.replace("@", NO_MENTION)
+
+
+def md_code(value: object, *, in_table: bool = False) -> str:
+    """Text from a spec or a plan as a code span, shown literally: hidden characters and controls written
+    as escapes, the fence one backquote longer than any run inside (CommonMark), padded when it starts or
+    ends with a backquote or a space. In a GFM table a `|` would still end the cell: `in_table` escapes it
+    (GFM drops that backslash there)."""
+    text = visible(str(value))
+    if in_table:
+        text = text.replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 # --- terminals -----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from trnplan.diff.model import (
     metric_label,
 )
 from trnplan.numbers import money_short, plain, signed
+from trnplan.safetext import md_code, md_text
 
 MARKER = "<!-- trnplan-diff -->"
 GITHUB_COMMENT_MAX_CHARS = 65000  # GitHub refuses comments over 65,536 characters
@@ -107,9 +108,9 @@ def plan_line(d: PlanDiff) -> str:
 
 
 def _cell(value: object) -> str:
-    if value is None:
-        return "—"
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    """Text from a plan in a table cell or a line (`safetext.md_text`: a CR, `</details>` or `@team` in
+    it stays text); `—` for none."""
+    return "—" if value is None else md_text(value)
 
 
 def _field_value(name: str, value: float | None) -> str:
@@ -152,7 +153,7 @@ def _period_rows(d: PlanDiff) -> list[str]:
             old, new = figure_text(f, f.old), figure_text(f, f.new)
             delta = f" ({_figure_delta(f)})" if f.old is not None and f.new is not None else ""
             cells.append(new if old == new else f"{old} → {new}{delta}")
-        rows.append(f"| {period.start} | " + " | ".join(cells) + " |")
+        rows.append(f"| {_cell(period.start)} | " + " | ".join(cells) + " |")
     return rows
 
 
@@ -192,7 +193,7 @@ def _choices_section(d: PlanDiff) -> _Section | None:
         f"Choices: {plural(len(d.choices), 'change')} at {plural(sites, 'site')}",
         [],
         ["| Site | Choice | Base | Head |", "|---|---|---|---|"],
-        [f"| {_cell(c.site)} | {c.field} | {_cell(c.old)} | {_cell(c.new)} |" for c in d.choices],
+        [f"| {_cell(c.site)} | {_cell(c.field)} | {_cell(c.old)} | {_cell(c.new)} |" for c in d.choices],
     )
 
 
@@ -275,10 +276,10 @@ def _periods_section(d: PlanDiff) -> _Section | None:
     rows = []
     for period in d.periods.periods:
         for o in period.options:
-            rows.append(f"| {period.start} | `{o.sign}` | {_cell(o.site)} | {_cell(o.key)} "
+            rows.append(f"| {_cell(period.start)} | `{o.sign}` | {_cell(o.site)} | {_cell(o.key)} "
                         f"| {option_text(o)} |")
         for f in period.fabric:
-            rows.append(f"| {period.start} | `~` | {_cell(f.site)} | scale-out {f.field} "
+            rows.append(f"| {_cell(period.start)} | `~` | {_cell(f.site)} | scale-out {_cell(f.field)} "
                         f"| {_cell(f.old)} → {_cell(f.new)} |")
     if not rows:
         return None
@@ -308,15 +309,17 @@ def _short_digest(digest: str) -> str:
     if not digest:
         return "—"
     algo, _, hexpart = digest.partition(":")
-    return f"`{algo}:{hexpart[:12]}`" if hexpart else f"`{digest[:19]}`"
+    return md_code(f"{algo}:{hexpart[:12]}" if hexpart else digest[:19], in_table=True)
 
 
 def _provenance(d: PlanDiff) -> list[str]:
     return [
         "| | Plan | Inputs digest | Solver |",
         "|---|---|---|---|",
-        _row("Base", f"`{_cell(d.base_label)}`", _short_digest(d.base_digest), _cell(d.base_solver or None)),
-        _row("Head", f"`{_cell(d.head_label)}`", _short_digest(d.head_digest), _cell(d.head_solver or None)),
+        _row("Base", md_code(d.base_label, in_table=True), _short_digest(d.base_digest),
+             _cell(d.base_solver or None)),
+        _row("Head", md_code(d.head_label, in_table=True), _short_digest(d.head_digest),
+             _cell(d.head_solver or None)),
     ]
 
 
@@ -390,7 +393,7 @@ MAX_INPUT_LINES = 10
 
 def no_changes_line(d: PlanDiff) -> str:
     """The one line a diff of two identical plans is: `` `s`: no changes. ``"""
-    return f"`{_cell(d.scenario or '?')}`: no changes."
+    return f"{md_code(d.scenario or '?')}: no changes."
 
 
 def input_lines(d: PlanDiff) -> list[str]:
@@ -399,9 +402,9 @@ def input_lines(d: PlanDiff) -> list[str]:
         return []
     lines = ["**Inputs changed:**", ""]
     for change in d.inputs[:MAX_INPUT_LINES]:
-        old = f"`{_cell(change.old)}`" if change.old is not None else "—"
-        new = f"`{_cell(change.new)}`" if change.new is not None else "—"
-        lines.append(f"- `{_cell(change.name)}`: {old} → {new}")
+        old = md_code(change.old) if change.old is not None else "—"
+        new = md_code(change.new) if change.new is not None else "—"
+        lines.append(f"- {md_code(change.name)}: {old} → {new}")
     if len(d.inputs) > MAX_INPUT_LINES:
         lines.append(f"- … and {len(d.inputs) - MAX_INPUT_LINES} more; see `trnplan diff --format json`")
     return lines
@@ -438,9 +441,9 @@ def diff_to_markdown(
     then the chart is left out, and the comment says so; the headline, summary and last line are never
     cut. Two identical plans are one line, `` `s`: no changes. ``
     """
-    title = f"{heading} Plan diff: `{_cell(d.scenario or '?')}`"
+    title = f"{heading} Plan diff: {md_code(d.scenario or '?')}"
     top = [MARKER] if marker else []
-    notes = [f"- {n}" for n in d.notes]
+    notes = [f"- {_cell(n)}" for n in d.notes]
     extra = breach_lines(breaches or []) + ([""] if breaches and d.inputs else []) + input_lines(d)
     if not d.different:
         return _no_change(d, top, title, notes, extra)

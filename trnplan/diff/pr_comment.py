@@ -20,6 +20,7 @@ from trnplan.diff.model import PlanDiff
 from trnplan.gitref import PlanNotFoundError, plan_names_at, read_plan_ref
 from trnplan.plan.file import read_plan
 from trnplan.plan.model import Plan
+from trnplan.safetext import md_code, md_text
 
 DIFF_SET_FORMAT = "trnplan-diff-set/1"
 SEPARATOR = "\n\n---\n\n"
@@ -71,20 +72,20 @@ def collect_diffs(
 
 def scenario_breaches(diffs: Iterable[ScenarioDiff], rules: list[Guardrail]) -> list[str]:
     """Every breached rule of every scenario, as `` `scenario`: message ``."""
-    return [f"`{s.diff.scenario}`: {msg}" for s in diffs for msg in breached(s.diff, rules)]
+    return [f"{md_code(s.diff.scenario)}: {msg}" for s in diffs for msg in breached(s.diff, rules)]
 
 
 def _counts_line(diffs: list[ScenarioDiff], rev: str) -> str:
     """`4 scenarios compared with `main`: 3 changed, 1 unchanged, 1 new, 1 removed.`"""
     if not diffs:
-        return f"No plans at `{rev}` or in this change."
+        return f"No plans at {md_code(rev)} or in this change."
     changed = sum(1 for s in diffs if s.diff.different)
     new = sum(1 for s in diffs if s.in_head and not s.in_base)
     gone = sum(1 for s in diffs if s.in_base and not s.in_head)
     parts = [f"{changed} changed", f"{len(diffs) - changed} unchanged"]
     parts += [f"{new} new"] if new else []
     parts += [f"{gone} removed"] if gone else []
-    return f"{plural(len(diffs), 'scenario')} compared with `{rev}`: {', '.join(parts)}."
+    return f"{plural(len(diffs), 'scenario')} compared with {md_code(rev)}: {', '.join(parts)}."
 
 
 def _overview(diffs: list[ScenarioDiff], rev: str, breaches: list[str]) -> list[str]:
@@ -92,7 +93,7 @@ def _overview(diffs: list[ScenarioDiff], rev: str, breaches: list[str]) -> list[
     changed = [s for s in diffs if s.diff.different]
     top = [MARKER, "## trnplan plan diff", "", _counts_line(diffs, rev)]
     if changed:
-        top += [""] + [f"- `{s.diff.scenario}`: {headline(s.diff)}" for s in changed]
+        top += [""] + [f"- {md_code(s.diff.scenario)}: {headline(s.diff)}" for s in changed]
     if breaches:
         top += ["", "**Guardrails breached:**", ""] + [f"- {b}" for b in breaches]
     return top
@@ -108,8 +109,8 @@ def _closing(diffs: list[ScenarioDiff]) -> list[str]:
     )
     if not same:
         return [plan_total]
-    tail = ["No change in plan: " + ", ".join(f"`{s.diff.scenario}`" for s in same) + "."]
-    tail += sorted({f"- `{s.diff.scenario}`: {n}" for s in same for n in s.diff.notes})
+    tail = ["No change in plan: " + ", ".join(md_code(s.diff.scenario) for s in same) + "."]
+    tail += sorted({f"- {md_code(s.diff.scenario)}: {md_text(n)}" for s in same for n in s.diff.notes})
     return [*tail, "", plan_total]
 
 
