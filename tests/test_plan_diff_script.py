@@ -8,12 +8,21 @@ import shutil
 import stat
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from plan_pairs import git, golden_pair
 
-from trnplan.diff import MARKER
+from trnplan.diff import (
+    GITHUB_COMMENT_MAX_CHARS,
+    MARKER,
+    ScenarioDiff,
+    comment_body,
+    diff_plans,
+    parse_guardrail,
+    scenario_breaches,
+)
 from trnplan.plan import Plan, write_plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,3 +222,47 @@ def test_comment_with_no_plans() -> None:
         f"{MARKER}\n## trnplan plan diff\n\nNo plans at `main` or in this change.\n\n"
         "Plan: 0 to add, 0 to change, 0 to remove (all scenarios).\n"
     )
+
+
+def _many(changed: int, unchanged: int, name: str) -> list[ScenarioDiff]:
+    """`changed` copies of the golden pair's diff and `unchanged` of a plan against itself, each named."""
+    base, head = golden_pair()
+    d, same = diff_plans(base, head, "a", "b"), diff_plans(base, base, "a", "a")
+    return ([ScenarioDiff(f"c{i}.yaml", replace(d, scenario=name.format("c", i)), True, True)
+             for i in range(changed)]
+            + [ScenarioDiff(f"u{i}.yaml", replace(same, scenario=name.format("u", i)), True, True)
+               for i in range(unchanged)])
+
+
+@pytest.mark.parametrize(("changed", "unchanged"), [(500, 0), (0, 4500), (300, 0), (2000, 5000), (40, 400)])
+@pytest.mark.parametrize("name", ["{}{}", "{}-scenario-{:04d}"])
+def test_a_comment_of_many_scenarios_fits_github(changed: int, unchanged: int, name: str) -> None:
+    """GitHub refuses a comment over 65,536 characters: 500 changed scenarios each breaching a guardrail
+    made 77,801, 4,500 unchanged 72,194, 300 changed 65,009. Every comment now fits GITHUB_COMMENT_MAX_CHARS;
+    the breaches are kept first, then the headlines; what is left out is counted."""
+    diffs = _many(changed, unchanged, name)
+    breaches = scenario_breaches(diffs, [parse_guardrail("tco>+5%")])
+    body = comment_body(diffs, "main", breaches=breaches)
+    assert len(body) <= GITHUB_COMMENT_MAX_CHARS
+    assert body.startswith(MARKER + "\n") and body.count(MARKER) == 1
+    assert body.endswith(f"Plan: {2 * changed} to add, {changed} to change, 0 to remove (all scenarios).\n")
+    shown = sum(1 for b in breaches if f"- {b}\n" in body)
+    assert shown == len(breaches) or f"- *… and {len(breaches) - shown:,} more breaches not shown" in body
+    headlines = sum(1 for s in diffs if f"- `{s.diff.scenario}`: **TCO**" in body)
+    assert shown >= headlines or shown == len(breaches)
+    if headlines < changed:
+        assert f"- *… and {changed - headlines:,} more changed scenarios not shown" in body
+    named = sum(1 for s in diffs if f"`{s.diff.scenario}`," in body or f"`{s.diff.scenario}`." in body)
+    if unchanged and named < unchanged:
+        assert f"… and {unchanged - named:,} more." in body
+
+
+@pytest.mark.parametrize("max_chars", range(3000, 70000, 6007))
+def test_a_comment_never_exceeds_its_limit(max_chars: int) -> None:
+    """At any limit the marker, the counts and the plan line can share, the comment is within it."""
+    diffs = _many(60, 300, "{}{}")
+    breaches = scenario_breaches(diffs, [parse_guardrail("tco>+5%")])
+    body = comment_body(diffs, "main", max_chars, breaches)
+    assert len(body) <= max_chars
+    said = "not shown to fit" in body or "details trimmed to fit" in body
+    assert said == (len(comment_body(diffs, "main", 10**7, breaches)) > max_chars)
