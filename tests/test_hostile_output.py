@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import pty
 import re
 import resource
 import shutil
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import FIXTURES, TERMINAL, run
+from test_terminal import in_pty_bytes
 
 from trnplan.safetext import FORMULA_LEADS
 
@@ -191,36 +191,15 @@ TERMINAL_COMMANDS = [
 ]
 
 
-def _in_terminal(args: list[str], cwd: Path) -> bytes:
-    """What the installed trnplan writes to a pseudo-terminal (stdout and stderr), colour off."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(cwd)
-        env = {**os.environ, "NO_COLOR": "1", "TERM": "xterm-256color", "COLUMNS": "120"}
-        os.execve(str(TRNPLAN), [str(TRNPLAN), *args], env)
-    raw = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        raw += chunk
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    assert os.waitstatus_to_exitcode(status) in (0, 1), raw.decode(errors="replace")
-    return raw
-
-
 @TERMINAL
 @pytest.mark.skipif(os.name != "posix" or not TRNPLAN.exists(), reason="the installed trnplan in a pty")
 @pytest.mark.parametrize("args", TERMINAL_COMMANDS, ids=" ".join)
 def test_no_escape_sequence_from_a_spec_reaches_a_terminal(hostile: Path, args: tuple[str, ...]) -> None:
     """An OSC 8 link, a screen clear, a window title, a BEL, a one-byte CSI and a CR from a BOM item reach
-    the terminal as visible escapes (`\\x1b]8;;`), in every format; nothing else writes ESC with colour
-    off but rich's styles (bold, italic, dim: `ESC[1m`), which are no spec's."""
-    raw = _in_terminal(list(args), hostile)
+    the terminal as visible escapes (`\\x1b]8;;`), in every format; nothing writes ESC but rich's styles
+    (colour, bold: `ESC[1m`), which are no spec's."""
+    code, raw = in_pty_bytes(list(args), 120, hostile)
+    assert code in (0, 1), raw.decode(errors="replace")
     assert b"evil.example" in raw
     for sequence in (b"\x1b]", b"\x1b[2J", b"\x07", b"\xc2\x9b"):
         assert sequence not in raw

@@ -73,6 +73,13 @@ def in_pty(args: list[str], cols: int, cwd: Path, interrupt_when: str | None = N
 def in_pty_raw(args: list[str], cols: int, cwd: Path, interrupt_when: str | None = None,
                timeout: float = 300) -> tuple[int, str]:
     """`in_pty`, with the output as written: every progress line, escapes removed."""
+    code, raw = in_pty_bytes(args, cols, cwd, interrupt_when, timeout)
+    return code, ANSI.sub("", raw.decode(errors="replace"))
+
+
+def in_pty_bytes(args: list[str], cols: int, cwd: Path, interrupt_when: str | None = None,
+                 timeout: float = 300) -> tuple[int, bytes]:
+    """`in_pty`, with the bytes the terminal got, escapes and all."""
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "TERM")}
     env["TERM"] = "xterm-256color"
     pid, fd = pty.fork()
@@ -101,7 +108,7 @@ def in_pty_raw(args: list[str], cols: int, cwd: Path, interrupt_when: str | None
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     os.close(fd)
-    return os.waitstatus_to_exitcode(status), ANSI.sub("", raw.decode(errors="replace"))
+    return os.waitstatus_to_exitcode(status), raw
 
 
 def screen(text: str) -> str:
