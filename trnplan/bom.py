@@ -168,8 +168,8 @@ def bom_to_csv(bom: Bom) -> str:
     """One row per line, header `site,form,racks,category,item,quantity,unit_usd,extended_usd,share,it_kw` (a
     purchase schedule's led by `period`), no total row (the total is the plan's capex; summing extended_usd
     gives it). `form` and `racks`: the form a line is for and its compute racks there (`Bom.form_of`), empty
-    for the fabric, cooling and lines several forms share. Numbers read back exactly with float(); text is neutralised
-    and quoted (`safetext.csv_text`)."""
+    for the fabric, cooling and lines several forms share. Numbers read back exactly with float(); text is
+    neutralised and quoted (`safetext.csv_text`)."""
     lead = ["period"] if bom.phased else []
     rows = (
         [
