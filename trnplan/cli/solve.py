@@ -178,23 +178,12 @@ def optimize(
     if futures is not None:
         from trnplan.cli.futures import optimize_futures_command
 
-        if all_scenarios or scenario is None or check:
-            raise UsageError("--futures plans one SCENARIO (not --all or --check)")
-        if fmt == "csv" or csv_table is not None:
-            raise UsageError("--format csv is for plans without --futures; use --format json or yaml")
-        if gap is not None:
-            raise UsageError("--gap is for one plan's proof, not --futures")
+        _check_futures_options(scenario, all_scenarios, check, fmt, csv_table, gap)
+        assert scenario is not None  # checked just above
         optimize_futures_command(scenario, futures, seed, risk, workers=workers, out=out, fmt=fmt,
                                  solver=solver, time_limit=time_limit, specs=specs, overrides=overrides or [])
         return
-    if risk is not None or workers is not None:
-        raise UsageError("--risk and --workers go with --futures N")
-    if all_scenarios == (scenario is not None):
-        raise UsageError("give one SCENARIO or --all")
-    if csv_table is not None and fmt != "csv":
-        raise UsageError(f"--csv-table {csv_table} names a table of --format csv; add --format csv")
-    if out is not None and all_scenarios:
-        raise UsageError("--out names one plan file; with --all, use --plans DIR")
+    _check_plan_options(scenario, all_scenarios, out, fmt, csv_table, futures_only=(risk, workers))
     catalog = load_catalog(specs, overrides)
     ids = _scenario_ids(catalog, scenario)
     paths = {sid: out if out is not None else plans / f"{sid}.yaml" for sid in ids}
@@ -215,6 +204,30 @@ def optimize(
     run.emit_data(all_scenarios)
     if run.worst:
         raise typer.Exit(run.worst)
+
+
+def _check_futures_options(scenario: str | None, all_scenarios: bool, check: bool, fmt: PlanFormat,
+                           csv_table: str | None, gap: float | None) -> None:
+    """UsageError for an option `--futures` does not go with."""
+    if all_scenarios or scenario is None or check:
+        raise UsageError("--futures plans one SCENARIO (not --all or --check)")
+    if fmt == "csv" or csv_table is not None:
+        raise UsageError("--format csv is for plans without --futures; use --format json or yaml")
+    if gap is not None:
+        raise UsageError("--gap is for one plan's proof, not --futures")
+
+
+def _check_plan_options(scenario: str | None, all_scenarios: bool, out: Path | None, fmt: PlanFormat,
+                        csv_table: str | None, futures_only: tuple[object, ...]) -> None:
+    """UsageError for options that contradict each other in a plain (not --futures) optimize."""
+    if any(value is not None for value in futures_only):
+        raise UsageError("--risk and --workers go with --futures N")
+    if all_scenarios == (scenario is not None):
+        raise UsageError("give one SCENARIO or --all")
+    if csv_table is not None and fmt != "csv":
+        raise UsageError(f"--csv-table {csv_table} names a table of --format csv; add --format csv")
+    if out is not None and all_scenarios:
+        raise UsageError("--out names one plan file; with --all, use --plans DIR")
 
 
 def _rerun_args(plans: Path, specs: list[Path] | None) -> str:
