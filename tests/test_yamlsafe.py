@@ -387,6 +387,14 @@ def test_read_yaml_refuses_devices_and_folders_behind_links(tmp_path: Path) -> N
             "'electricity_usd_per_kwh' on line 6), which ends their mapping: start it in column 5, "
             "as they do",
         ),
+        # the same with a value on the dedented key's line: the parser reads the next key as more of
+        # that value ("mapping values are not allowed here"); the dedented key is still the one named
+        (
+            "sites:\n  ohio:\n    it_power_mw: 40\n  rack_positions: 900\n    cooling: [air]\n",
+            "4:3",
+            "'rack_positions' is indented less than the keys around it ('it_power_mw' on line 3, "
+            "'cooling' on line 5), which ends their mapping: start it in column 5, as they do",
+        ),
     ],
 )
 def test_a_key_indented_off_by_a_few_spaces_is_named_with_its_column(

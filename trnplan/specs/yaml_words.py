@@ -168,16 +168,23 @@ def misplaced_key(text: str, line: int, col: int, problem: str) -> tuple[int, in
     if problem.startswith("mapping values are not allowed here"):
         colon = lines[line - 1].find(":", here.col + len(here.key))
         if colon + 1 == col and above.holds_value and here.col > above.col:
-            return line, here.col + 1, _over_indented(here, above)
+            return _right_of_a_value(lines, here, above)
         return None
     if not problem.startswith("expected <block end>, but found '<block mapping start>'"):
         return None
     if here.col < above.col:
         return line, here.col + 1, _dedented_between(here, above, _parent(lines, line, here.col))
     if here.col > above.col and above.holds_value:
-        earlier = _before(lines, previous)
-        outer = _key_line(lines, earlier) if earlier else None
-        if outer is not None and outer.col == here.col:
-            return above.line, above.col + 1, _dedented_in_place(above, outer, here)
-        return line, here.col + 1, _over_indented(here, above)
+        return _right_of_a_value(lines, here, above)
     return None
+
+
+def _right_of_a_value(lines: list[str], here: _KeyLine, above: _KeyLine) -> tuple[int, int, str]:
+    """`here` starts right of `above`, a key with a value on its line: `above` is the one out of line
+    when the key before it is in `here`'s column (dedented in place, to its parent's column), else `here`
+    is (indented too far)."""
+    earlier = _before(lines, above.line)
+    outer = _key_line(lines, earlier) if earlier else None
+    if outer is not None and outer.col == here.col:
+        return above.line, above.col + 1, _dedented_in_place(above, outer, here)
+    return here.line, here.col + 1, _over_indented(here, above)
