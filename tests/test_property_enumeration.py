@@ -3,8 +3,10 @@
 Each example is a small world: 1-2 sites, 2-4 forms over 1-2 chips, air and liquid cooling, 1-2
 scale-up and 1-2 scale-out switches (small radix, so multi-tier fabrics occur), mixed demand types,
 grid caps, one-off cooling costs, supply caps, budgets, demand caps (`demand.at_most`), workloads (rules on
-topology, domain size and forms; demand in effective FP8 PFLOPs), owned sites (build and cooling plant as
-capex, no rent), oversubscribed first tiers, copper rack-to-leaf links, network rack kits and all three
+topology, domain size and forms; demand in effective FP8 PFLOPs), owned sites (build and cooling plant
+as capex, no rent, a facility life of their own), redundancy (usable power, the power chain's cost),
+cooling capacity per type, liquid premiums, chips and switches with lives of their own, oversubscribed
+first tiers, copper rack-to-leaf links, network rack kits and all three
 objectives. `check_plan`
 must find nothing wrong in any plan.
 
@@ -152,6 +154,11 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
             site["max_rack_kw"] = draw(st.sampled_from([20, 40]))
         if draw(st.integers(0, 2)) == 0:  # an owned site: build and plant as capex, no rent (an extension)
             site.update(ownership="owned", build_usd_per_mw=draw(st.sampled_from([0, 2e6, 1.2e7])))
+            if draw(st.booleans()):  # the build annuitised over its own life
+                site["facility_life_years"] = draw(st.sampled_from([3, 15, 30]))
+            if draw(st.booleans()):  # no rent stated (an owned hall needs none)
+                site.pop("colocation_usd_per_kw_month")
+        _facility(draw, site)
         sites[f"s{s}"] = site
     objective = draw(st.sampled_from(["min_tco", "min_tco", "min_tco", "max_perf", "max_perf_per_tco"]))
     demand: dict[str, Any] = {}
@@ -197,6 +204,9 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 3)) == 0:
         key = draw(st.sampled_from(sorted(chips) + up_ids + sorted(f for f in switches if f.startswith("o"))))
         scenario["supply"] = {key: draw(st.sampled_from([2, 16, 40, 100]))}
+    for entity in (*chips.values(), *switches.values()):
+        if draw(st.integers(0, 4)) == 0:  # hardware with a life of its own (a residual past the window)
+            entity["life_years"] = draw(st.sampled_from([2, 8]))
     return {
         "chips": chips,
         "forms": forms,
@@ -205,7 +215,28 @@ def worlds(draw: st.DrawFn) -> dict[str, Any]:
         "sites": sites,
         "scenarios": {"p": scenario},
         "workloads": workloads,
+        "power_chains": POWER_CHAINS,
     }
+
+
+POWER_CHAINS = {
+    "n": {"usable_share": 1.0, "usd_per_mw": 0},
+    "n-plus-1": {"usable_share": 0.8, "usd_per_mw": 1.5e6},
+    "2n": {"usable_share": 0.5, "usd_per_mw": 3.2e6},
+}
+"""The power chains a drawn site's redundancy may name."""
+
+
+def _facility(draw: st.DrawFn, site: dict[str, Any]) -> None:
+    """Facility economics drawn on a site: a redundancy level (usable power; a chain's cost when owned), a
+    cooling capacity on one of its types, a liquid premium on its rent."""
+    if draw(st.integers(0, 2)) == 0:
+        site["redundancy"] = draw(st.sampled_from(sorted(POWER_CHAINS)))
+    if draw(st.integers(0, 2)) == 0:
+        cooled = draw(st.sampled_from(site["cooling"]))
+        site["cooling_capacity_mw"] = {cooled: draw(st.sampled_from([0.02, 0.05]))}
+    if draw(st.integers(0, 2)) == 0:
+        site["liquid_premium_usd_per_kw_month"] = draw(st.sampled_from([15, 60]))
 
 
 def _workloads(draw: st.DrawFn, form_ids: list[str]) -> dict[str, Any]:

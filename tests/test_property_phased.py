@@ -2,7 +2,8 @@
 
 Each example is a world of `test_property_enumeration.worlds` made phased: 2-3 periods, demand that ramps
 (or starts later), halls that open late or grow (step schedules on IT power and rack positions), prices
-that change, and scale-up / scale-out switches and chips that arrive in a later period; small switch
+that change (electricity, rent, and chip and switch prices that fall or rise, priced in the period bought),
+and scale-up / scale-out switches and chips that arrive in a later period; small switch
 radixes, so fabrics grow from one tier to two. The brute force (`trnplan.testkit.oracle`) enumerates
 every sequence of per-period plans whose units never fall, with one scale-out switch per site.
 `plan_scenario` re-checks each optimum with `check_plan` (PuLP-free) and fails on any violation.
@@ -97,6 +98,16 @@ def phased_worlds(draw: st.DrawFn) -> dict[str, Any]:
     for chip in world["chips"].values():
         if draw(st.integers(0, 4)) == 0:
             chip["available_from"] = periods[1]
+    scale_up = [s for s in world["switches"].values() if s["role"] == "scale_up"]
+    for entity in (*world["chips"].values(), *scale_up):
+        if draw(st.integers(0, 2)) == 0:  # a price that falls or rises in a later period, priced when bought
+            later = draw(st.sampled_from(periods[1:]))
+            factor = draw(st.sampled_from([0.4, 2.5]))
+            entity["unit_usd"] = {"2020-01": entity["unit_usd"], later: factor * entity["unit_usd"]}
+    for site in world["sites"].values():
+        if "colocation_usd_per_kw_month" in site and draw(st.integers(0, 3)) == 0:
+            rent = site["colocation_usd_per_kw_month"]
+            site["colocation_usd_per_kw_month"] = {periods[0]: rent, periods[-1]: 230}
     return world
 
 

@@ -9,7 +9,7 @@ KeyPath = tuple[str | int, ...]
 """Where a value sits in a YAML document: mapping keys and sequence indexes."""
 
 # The spec collections; here (not in catalog) so the CLI can name them without importing pydantic.
-KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios", "workloads")
+KINDS = ("chips", "forms", "switches", "cooling", "sites", "scenarios", "workloads", "power_chains")
 
 EXIT_OK = 0
 EXIT_DIFFERENT = 1

@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     Field,
+    field_validator,
     model_validator,
 )
 
@@ -71,7 +72,60 @@ from trnplan.catalog.workloads import EfficiencyRule as EfficiencyRule  # re-exp
 from trnplan.catalog.workloads import Job as Job
 from trnplan.catalog.workloads import Share as Share
 from trnplan.catalog.workloads import Workload as Workload
-from trnplan.errors import KINDS as KINDS  # re-exported: the six spec collections
+from trnplan.errors import KINDS as KINDS  # re-exported: the spec collections
+from trnplan.errors import Problem
+
+
+class Stepped:
+    """A catalog entity some of whose spec figures may be step schedules (`STEPPED`): each read as a number
+    (a schedule's last entry; `at` reads them at a month), the schedules as written kept in `schedules`
+    (field -> month -> value). A price (`PRICES`) read before its schedule's first entry is that entry (a
+    price exists before it changes); any other figure is 0 there (the hall is not open)."""
+
+    STEPPED: ClassVar[tuple[str, ...]] = ()
+    WHOLE: ClassVar[tuple[str, ...]] = ()
+    PRICES: ClassVar[tuple[str, ...]] = ()
+    schedules: dict[str, dict[str, float]]
+
+    @classmethod
+    def from_spec(cls, spec: Spec) -> Any:
+        values = dict(spec.__dict__)
+        schedules = {}
+        for name in cls.STEPPED:
+            value = values.get(name)
+            if isinstance(value, dict):
+                schedules[name] = dict(sorted(value.items()))
+                values[name] = last_value(value)
+        for name in cls.WHOLE:
+            if name in schedules:
+                values[name] = int(values[name])
+        return cls.model_construct(**values, schedules=schedules)  # type: ignore[attr-defined]
+
+    def at(self, month: str | None) -> Any:
+        """This entity's figures in effect at `month` (its schedules' last entries when None)."""
+        if not self.schedules or month is None:
+            return self
+        update: dict[str, float | int] = {
+            name: value_at(s, month, s[min(s)] if name in self.PRICES else 0.0)
+            for name, s in self.schedules.items()
+        }
+        for name in self.WHOLE:
+            if name in update:
+                update[name] = int(update[name])
+        return self.model_copy(update=update)  # type: ignore[attr-defined]
+
+
+UsdPrice = Annotated[float, Plausible(0, 1e7, "USD")]
+SwitchUsd = Annotated[float, Plausible(0, 5e6, "USD")]
+LifeYears = Annotated[
+    float, Plausible(1, 100, "years", _slips({12: "months typed into a years field"})), EXTENSION
+]
+if TYPE_CHECKING:
+    UsdPriceOrSchedule = float | dict[str, float]
+    SwitchUsdOrSchedule = float | dict[str, float]
+else:
+    UsdPriceOrSchedule = scheduled(UsdPrice)
+    SwitchUsdOrSchedule = scheduled(SwitchUsd)
 
 
 class Hbm(Spec):
@@ -101,7 +155,10 @@ class ChipScaleUp(Spec):
         return self.lane_gbps if self.lane_gbps is not None else PCIE_LANE_GBPS[self.pcie_gen or 6]
 
 
-class Chip(Provenance):
+class ChipSpec(Provenance):
+    """A chip as a spec file writes it: `unit_usd` a number or a step schedule `{YYYY-MM: USD}` (a chip is
+    priced in the period it is bought)."""
+
     name: Text
     vendor: Text
     tdp_w: Annotated[float, Plausible(50, 5000, "W", _slips({1000: "kW typed into a W field"}))]
@@ -113,12 +170,15 @@ class Chip(Provenance):
     scale_out_gbps: Annotated[
         float, Plausible(1, 20000, "Gb/s", _slips({1000: "Tb/s typed into a Gb/s field"}))
     ]
-    unit_usd: Annotated[float, Plausible(0, 1e7, "USD")]
+    unit_usd: UsdPriceOrSchedule
     available_from: Month | None = None
     mtbf_hours: Annotated[float, Plausible(100, 1e8, "hours")] | None = None  # job-interrupting failures
+    # Years the chip serves: annuitised over its own life, so a life past the window leaves a residual
+    # value (a credit per year); None: the scenario's horizon (the first version's model).
+    life_years: LifeYears | None = None
 
     @model_validator(mode="after")
-    def _has_fp8(self) -> Chip:
+    def _has_fp8(self) -> ChipSpec:
         if "fp8" not in self.dense_tflops:
             raise ValueError("dense_tflops needs an fp8 entry (FP8 PFLOPs are what plans count)")
         return self
@@ -141,6 +201,15 @@ class Chip(Provenance):
     def scale_up_tbps(self) -> float:
         """One direction: lanes x lane rate / 8 / 1000."""
         return self.scale_up.lanes * self.scale_up.lane_rate_gbps / 8 / 1000
+
+
+class Chip(Stepped, ChipSpec):
+    """A chip of the catalog: `unit_usd` read as a number (`Stepped`)."""
+
+    STEPPED: ClassVar[tuple[str, ...]] = ("unit_usd",)
+    PRICES: ClassVar[tuple[str, ...]] = ("unit_usd",)
+    unit_usd: float
+    schedules: dict[str, dict[str, float]] = {}
 
 
 class Names(Spec):
@@ -223,7 +292,9 @@ class Form(Provenance):
         return round(self.endpoint_optics_per_chip * self.chips_per_rack)
 
 
-class Switch(Provenance):
+class SwitchSpec(Provenance):
+    """A switch as a spec file writes it: `unit_usd` a number or a step schedule `{YYYY-MM: USD}`."""
+
     name: Text | None = None
     vendor: Text | None = None
     role: Literal["scale_up", "scale_out"]
@@ -236,14 +307,22 @@ class Switch(Provenance):
     port_gbps: Annotated[float, Plausible(1, 3200, "Gb/s")] | None = None
     rack_units: Annotated[int, Plausible(1, 42, "U")] | None = None
     power_w: Annotated[float, Plausible(0, 20000, "W", _slips({1000: "kW typed into a W field"}))]
-    unit_usd: Annotated[float, Plausible(0, 5e6, "USD")]
+    unit_usd: SwitchUsdOrSchedule
     optic_usd: Annotated[float, Plausible(0, 50000, "USD")] = 0.0
     optic_w: Annotated[float, Plausible(0, 100, "W")] = 0.0
     available_from: Month
     latency_ns: Annotated[float, Plausible(1, 100_000, "ns")] | None = None  # port to port
+    # Years the switch (and its optics) serve; None: the scenario's horizon. As a chip's life_years.
+    life_years: LifeYears | None = None
 
     @model_validator(mode="after")
-    def _scale_out_shape(self) -> Switch:
+    def _scale_out_shape(self) -> SwitchSpec:
+        if self.role == "scale_out" and isinstance(self.unit_usd, dict):
+            raise ValueError(
+                "a scale-out switch's unit_usd is one number, not a schedule: its fabric is sized from what "
+                "each period installs, so it is never bought ahead of a price change (chips and scale-up "
+                "switches may follow schedules)"
+            )
         if self.role == "scale_out":
             missing = [f for f in ("bandwidth_gbps", "port_gbps", "rack_units") if getattr(self, f) is None]
             if missing:
@@ -262,6 +341,26 @@ class Switch(Provenance):
         if self.bandwidth_gbps is None or self.port_gbps is None:
             return 0
         return round(self.bandwidth_gbps / self.port_gbps)
+
+
+class Switch(Stepped, SwitchSpec):
+    """A switch of the catalog: `unit_usd` read as a number (`Stepped`)."""
+
+    STEPPED: ClassVar[tuple[str, ...]] = ("unit_usd",)
+    PRICES: ClassVar[tuple[str, ...]] = ("unit_usd",)
+    unit_usd: float
+    schedules: dict[str, dict[str, float]] = {}
+
+
+class PowerChain(Provenance):
+    """What a redundancy level of the power chain (generators, UPS, transformers, switchgear) leaves usable
+    of a hall's power and what it costs to build per MW of IT it serves (paid at an owned site)."""
+
+    name: Text | None = None
+    usable_share: Annotated[float, Plausible(0.05, 1.0, "(share of it_power_mw usable)")]
+    usd_per_mw: Annotated[
+        float, Plausible(0, 1e8, "USD/MW", _slips({1e-3: "USD/kW typed into a USD/MW field"}))
+    ]
 
 
 class Cooling(Provenance):
@@ -309,6 +408,7 @@ SCHEDULED = (
     "rack_positions",
     "electricity_usd_per_kwh",
     "colocation_usd_per_kw_month",
+    "liquid_premium_usd_per_kw_month",
 )
 """Site fields that take a number or a step schedule (`trnplan.catalog.schedules`)."""
 
@@ -327,61 +427,84 @@ class SiteSpec(Provenance):
         Annotated[float, Plausible(1, 1000, "kW", _slips({1e-3: "W typed into a kW field"}))] | None
     ) = None
     electricity_usd_per_kwh: UsdPerKwhOrSchedule
-    colocation_usd_per_kw_month: UsdPerKwMonthOrSchedule
-    # "owned": no colocation rent; the hall's build (build_usd_per_mw per MW of IT used) and its cooling
-    # plant are capex, amortized and maintained like the rest.
-    ownership: Literal["colocation", "owned"] = "colocation"
+    # Rent per IT kW-month of a leased hall (it prices the hall's redundancy in); an owned hall pays none
+    # and need not state it (`validate` warns when it does: the figure is not read).
+    colocation_usd_per_kw_month: UsdPerKwMonthOrSchedule | None = None
+    # "leased" (the default; "colocation" is read as its old name): rent on IT kW. "owned": no rent; the
+    # hall's build (build_usd_per_mw per MW of IT used), its power chain and its cooling plant are capex,
+    # annuitised over facility_life_years and maintained like the rest.
+    ownership: Literal["leased", "owned", "colocation"] = "leased"
     build_usd_per_mw: Annotated[
         float, Plausible(0, 1e9, "USD/MW", _slips({1e-3: "USD/kW typed into a USD/MW field"}))
     ] = 0.0
+    # The build's own life: its annuity over these years is charged for the years of the window (a
+    # 15-year hall is not written off in a 5-year plan); None: the scenario's horizon.
+    facility_life_years: LifeYears | None = None
+    # A power_chains id (its usable share of it_power_mw, its cost per MW at an owned site); None: the
+    # whole it_power_mw is usable and the chain is in the build (or the rent).
+    redundancy: Annotated[Id, EXTENSION] | None = None
+    # Heat each cooling type can remove, MW of IT (compute and network); a type left out is bounded only
+    # by the site's power.
+    cooling_capacity_mw: Annotated[dict[Id, PowerMw], EXTENSION] = {}
+    # Rent on each kW cooled by a type other than air, above the air rent (leased halls).
+    liquid_premium_usd_per_kw_month: Annotated[UsdPerKwMonthOrSchedule, EXTENSION] = 0.0
+
+    @field_validator("ownership")
+    @classmethod
+    def _leased(cls, ownership: str) -> str:
+        return "leased" if ownership == "colocation" else ownership  # the old name of a leased hall
+
+    @property
+    def owned_with_rent(self) -> bool:
+        """An owned site that states a rent (which it does not pay: `validate` warns)."""
+        return self.ownership == "owned" and self.colocation_usd_per_kw_month is not None
+
+    @model_validator(mode="after")
+    def _rent_or_owned(self) -> SiteSpec:
+        if self.ownership != "owned" and self.colocation_usd_per_kw_month is None:
+            raise ValueError(
+                "a leased site needs colocation_usd_per_kw_month (or ownership: owned, which pays no rent)"
+            )
+        return self
 
 
-class Site(SiteSpec):
+class Site(Stepped, SiteSpec):
     """A site of the catalog: each SCHEDULED figure read as a number (a schedule's last entry; `at` reads
     them at a month), the schedules as written kept in `schedules` (field -> month -> value)."""
 
+    STEPPED: ClassVar[tuple[str, ...]] = SCHEDULED
+    WHOLE: ClassVar[tuple[str, ...]] = ("rack_positions",)
     it_power_mw: float
     grid_power_mw: float | None = None
     rack_positions: int
     electricity_usd_per_kwh: float
-    colocation_usd_per_kw_month: float
+    colocation_usd_per_kw_month: float | None = None
+    liquid_premium_usd_per_kw_month: float = 0.0
     schedules: dict[str, dict[str, float]] = {}
-
-    @classmethod
-    def from_spec(cls, spec: SiteSpec) -> Site:
-        values = dict(spec.__dict__)
-        schedules = {}
-        for name in SCHEDULED:
-            value = values[name]
-            if isinstance(value, dict):
-                schedules[name] = dict(sorted(value.items()))
-                values[name] = last_value(value)
-        if "rack_positions" in schedules:
-            values["rack_positions"] = int(values["rack_positions"])
-        return cls.model_construct(**values, schedules=schedules)
-
-    def at(self, month: str | None) -> Site:
-        """This site's figures in effect at `month` (its schedules' last entries when None)."""
-        if not self.schedules or month is None:
-            return self
-        update: dict[str, float | int] = {name: value_at(s, month) for name, s in self.schedules.items()}
-        if "rack_positions" in update:
-            update["rack_positions"] = int(update["rack_positions"])
-        return self.model_copy(update=update)
 
     @property
     def it_power_kw(self) -> float:
         return self.it_power_mw * 1000
 
+    @property
+    def owned(self) -> bool:
+        return self.ownership == "owned"
+
+    @property
+    def rent_usd_per_kw_month(self) -> float:
+        """Rent per IT kW-month: a leased hall's colocation rate, 0 at an owned one."""
+        return 0.0 if self.owned else self.colocation_usd_per_kw_month or 0.0
+
 
 MODELS: dict[str, type[Provenance]] = {
-    "chips": Chip,
+    "chips": ChipSpec,
     "forms": Form,
-    "switches": Switch,
+    "switches": SwitchSpec,
     "cooling": Cooling,
     "sites": SiteSpec,
     "scenarios": ScenarioSpec,
     "workloads": Workload,
+    "power_chains": PowerChain,
 }
 
 
@@ -389,7 +512,7 @@ def spec_form(entity: Spec) -> dict[str, Any]:
     """An entity's fields as its spec writes them (JSON types): a site's schedules in their fields, a phased
     scenario's demand by month."""
     data = entity.model_dump(mode="json")
-    if isinstance(entity, Site):
+    if isinstance(entity, Stepped):
         data.update(data.pop("schedules"))
     if isinstance(entity, Scenario):
         by_month = data.pop("demand_by_month")
@@ -400,8 +523,9 @@ def spec_form(entity: Spec) -> dict[str, Any]:
 
 def catalog_entity(kind: str, value: Any) -> Any:
     """A validated spec model as the catalog holds it: sites and scenarios read from their spec form."""
-    if isinstance(value, SiteSpec) and not isinstance(value, Site):
-        return Site.from_spec(value)
+    for spec, entity in ((SiteSpec, Site), (ChipSpec, Chip), (SwitchSpec, Switch)):
+        if isinstance(value, spec) and not isinstance(value, entity):
+            return entity.from_spec(value)
     if isinstance(value, ScenarioSpec) and not isinstance(value, Scenario):
         return Scenario.from_spec(value)
     return value
@@ -410,13 +534,14 @@ def catalog_entity(kind: str, value: Any) -> Any:
 class SpecFile(Spec):
     """One spec file: any of the collections, each keyed by id (used for the JSON Schema)."""
 
-    chips: dict[Id, Chip] = {}
+    chips: dict[Id, ChipSpec] = {}
     forms: dict[Id, Form] = {}
-    switches: dict[Id, Switch] = {}
+    switches: dict[Id, SwitchSpec] = {}
     cooling: dict[Id, Cooling] = {}
     sites: dict[Id, SiteSpec] = {}
     scenarios: dict[Id, ScenarioSpec] = {}
     workloads: dict[Id, Workload] = {}
+    power_chains: dict[Id, PowerChain] = {}
 
 
 @dataclass(frozen=True)
@@ -452,8 +577,10 @@ class Catalog:
     sites: dict[str, Site] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     workloads: dict[str, Workload] = field(default_factory=dict)
+    power_chains: dict[str, PowerChain] = field(default_factory=dict)
     origins: dict[tuple[str, str], Origin] = field(default_factory=dict)
     sources: Sources = field(default_factory=Sources)
+    warnings: tuple[Problem, ...] = ()  # located figures the specs give that no plan reads
 
     def of(self, kind: str) -> dict[str, Any]:
         return getattr(self, kind)  # type: ignore[no-any-return]
@@ -463,6 +590,17 @@ class Catalog:
 
     def scale_up_tbps(self, chip_id: str) -> float:
         return self.chips[chip_id].scale_up_tbps
+
+    def usable_share(self, site: Site) -> float:
+        """Share of a site's it_power_mw its power chain leaves usable: the chain's usable_share where the
+        site states a redundancy, else 1 (a leased hall's it_power_mw is what it may draw)."""
+        chain = self.power_chains.get(site.redundancy or "")
+        return chain.usable_share if chain is not None else 1.0
+
+    def usable_it_power_mw(self, site: Site) -> float:
+        """IT power a site may draw: it_power_mw x its chain's usable share (2N: half)."""
+        share = self.usable_share(site)
+        return site.it_power_mw if share == 1.0 else site.it_power_mw * share
 
 
 def month_leq(a: str | None, b: str | None) -> bool:

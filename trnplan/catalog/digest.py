@@ -17,7 +17,8 @@ DIGEST_DEFAULTS: dict[str, Any] = {
     "copper_usd": 0.0,
     "copper_w": 0.0,
     "plant_usd_per_kw": 0.0,
-    "ownership": "colocation",
+    "ownership": "leased",
+    "colocation_usd_per_kw_month": None,
     "build_usd_per_mw": 0.0,
     "oversubscription": 1.0,
     "rack_usd": 0.0,
@@ -25,9 +26,15 @@ DIGEST_DEFAULTS: dict[str, Any] = {
     "periods": None,
     "demand_by_month": {},
     "schedules": {},
+    "life_years": None,
+    "facility_life_years": None,
+    "redundancy": None,
+    "cooling_capacity_mw": {},
+    "liquid_premium_usd_per_kw_month": 0.0,
 }
 """Fields of the second version (ownership, plant, copper, oversubscription, network rack kits, workloads,
-periods and schedules) whose
+periods and schedules) and of the third's facility economics (lives, redundancy, cooling capacity, the liquid
+premium; `colocation` read as `leased`, an owned site's rent left out) whose
 defaults keep the first version's model: at their default they digest as before they existed. A field
 added since says so where it is declared (`catalog.base.EXTENSION`, `extension_defaults`)."""
 
@@ -70,6 +77,9 @@ def inputs_digest(catalog: Catalog, scenario_id: str) -> str:
             for kind in ("chips", "forms", "switches", "cooling")
         },
     }
+    chains = sorted({r for s in scenario.sites if s in catalog.sites and (r := catalog.sites[s].redundancy)})
+    if chains:
+        doc["power_chains"] = {c: dump(catalog.power_chains[c]) for c in chains if c in catalog.power_chains}
     if scenario.workload is not None and scenario.workload in catalog.workloads:
         doc["workloads"] = {scenario.workload: dump(catalog.workloads[scenario.workload])}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

@@ -65,20 +65,32 @@ def scenario_at(scenario: Scenario, period: Period) -> Scenario:
 def catalog_at(
     catalog: Catalog, scenario_id: str, month: str | None, scenario: Scenario | None = None
 ) -> Catalog:
-    """The catalog with the scenario's sites read at `month` (their schedules' last entries when None) and,
-    when given, `scenario` in place of the scenario."""
+    """The catalog with the scenario's sites, and the chips' and switches' prices, read at `month` (their
+    schedules' last entries when None) and, when given, `scenario` in place of the scenario."""
     current = catalog.scenarios[scenario_id]
     sites = dict(catalog.sites)
     for site_id in current.sites:
         if site_id in sites:
             sites[site_id] = sites[site_id].at(month)
     scenarios = catalog.scenarios if scenario is None else {**catalog.scenarios, scenario_id: scenario}
-    return dataclasses.replace(catalog, sites=sites, scenarios=scenarios)
+    chips = {k: c.at(month) for k, c in catalog.chips.items()} if price_schedules(catalog) else catalog.chips
+    switches = catalog.switches
+    if price_schedules(catalog):
+        switches = {k: s.at(month) for k, s in catalog.switches.items()}
+    return dataclasses.replace(catalog, sites=sites, scenarios=scenarios, chips=chips, switches=switches)
+
+
+def price_schedules(catalog: Catalog) -> bool:
+    """Whether any chip or switch of the catalog is priced by a step schedule."""
+    chips = any(c.schedules for c in catalog.chips.values())
+    return chips or any(s.schedules for s in catalog.switches.values())
 
 
 def single_view(catalog: Catalog, scenario_id: str) -> Catalog:
     """A single-period scenario's catalog: site schedules read at its `as_of` (no copy when none is)."""
     scenario = catalog.scenarios[scenario_id]
-    if not any(catalog.sites[s].schedules for s in scenario.sites if s in catalog.sites):
+    if not price_schedules(catalog) and not any(
+        catalog.sites[s].schedules for s in scenario.sites if s in catalog.sites
+    ):
         return catalog
     return catalog_at(catalog, scenario_id, scenario.as_of)

@@ -40,9 +40,10 @@ def schedule_arm(args: tuple[Any, ...]) -> Any | None:
     return None
 
 
-def value_at(schedule: dict[str, float], month: str) -> float:
-    """The step schedule's value at `month`: the latest entry on or before it; 0 before the first."""
-    found = 0.0
+def value_at(schedule: dict[str, float], month: str, before: float = 0.0) -> float:
+    """The step schedule's value at `month`: the latest entry on or before it; `before` (0: the hall is not
+    open) before the first."""
+    found = before
     for start in sorted(schedule):
         if start <= month:
             found = schedule[start]

@@ -31,6 +31,7 @@ _NOUNS = {
     "sites": ("site", "sites"),
     "scenarios": ("scenario", "scenarios"),
     "workloads": ("workload", "workloads"),
+    "power_chains": ("power chain", "power chains"),
 }
 
 
@@ -47,6 +48,8 @@ def validate(specs: SpecsOpt = None, overrides: SetOpt = None) -> None:
         trnplan validate --specs specs --specs my-overrides
     """
     catalog = load_catalog(specs, overrides)
+    for warning in catalog.warnings:
+        echo_err(f"warning: {warning}")
     emit(_counts(catalog) + ": OK")
 
 
@@ -55,7 +58,7 @@ def _counts(catalog: Catalog) -> str:
     counts = []
     for kind in KINDS:
         n = len(catalog.of(kind))
-        if kind == "workloads" and not n:
+        if kind in ("workloads", "power_chains") and not n:
             continue  # an optional collection: specs without it count as they did
         counts.append(f"{n} {_NOUNS[kind][0 if n == 1 else 1]}")
     return ", ".join(counts)

@@ -26,6 +26,7 @@ from trnplan.costs.rates import (
     OPEX_FIGURES,
     maintenance_usd_per_year,
     opex_usd_per_year,
+    residual_usd_per_year,
     site_opex_usd_per_year,
     stated_opex,
     usd_per_hour,
@@ -66,6 +67,8 @@ class SiteFigures:
     utilization: dict[str, float]
     opex_figures: dict[str, float] = field(default_factory=dict)
     """The site's opex categories per year, by OPEX_FIGURES name (`rates.site_opex_usd_per_year`)."""
+    kw_by_cooling: dict[str, float] = field(default_factory=dict)
+    """IT kW (compute and network) by the cooling type that removes its heat."""
 
     def opex_figure(self, name: str) -> float:
         """One opex category's USD per year; 0 where the site has none of it."""
@@ -90,8 +93,8 @@ class Evaluation:
     supply_used: dict[str, int] = field(default_factory=dict)
 
 
-RawLine = tuple[str, str, str, float, float, float | None]
-"""(site, category, item, quantity, unit_usd, it_kw) before equal lines are merged and priced."""
+RawLine = tuple[str, str, str, float, float, float | None, float | None]
+"""(site, category, item, quantity, unit_usd, it_kw, life_years) before equal lines are merged and priced."""
 
 
 def _merge_lines(raw: Iterable[RawLine]) -> list[BomLine]:
@@ -99,12 +102,15 @@ def _merge_lines(raw: Iterable[RawLine]) -> list[BomLine]:
     qty: dict[tuple[str, str, str, float], float] = defaultdict(float)
     kw: dict[tuple[str, str, str, float], float] = defaultdict(float)
     has_kw: set[tuple[str, str, str, float]] = set()
-    for site, category, item, quantity, unit_usd, it_kw in raw:
+    lives: dict[tuple[str, str, str, float], float] = {}
+    for site, category, item, quantity, unit_usd, it_kw, life in raw:
         key = (site, category, item, unit_usd)
         qty[key] += quantity
         if it_kw is not None:
             kw[key] += it_kw
             has_kw.add(key)
+        if life is not None:
+            lives[key] = life
     lines = []
     for key in sorted(qty):
         site, category, item, unit_usd = key
@@ -120,6 +126,7 @@ def _merge_lines(raw: Iterable[RawLine]) -> list[BomLine]:
                 unit_usd=unit_usd,
                 extended_usd=cents(q * unit_usd) / 100,
                 it_kw=round(kw[key], 6) if key in has_kw else None,
+                life_years=lives.get(key),
             )
         )
     return lines
@@ -155,10 +162,10 @@ def _add_deployments(
         n = d.units
         dep_capex = 0.0
         lines = option_lines(catalog, d.form, d.cooling, d.scale_up_switch, d.site)
-        for category, item, quantity, unit_usd in lines:
+        for category, item, quantity, unit_usd, life in lines:
             is_kw = category in KW_LINE_CATEGORIES
             raw_lines.append(
-                (d.site, category, item, quantity * n, unit_usd, quantity * n if is_kw else None)
+                (d.site, category, item, quantity * n, unit_usd, quantity * n if is_kw else None, life)
             )
             dep_capex += cents(quantity * n * unit_usd) / 100
         load.figures.append(
@@ -211,6 +218,7 @@ def _add_fabric(
         switch_id, switch, load.gbps, load.endpoint_optics, rack_limit, fabric.oversubscription, copper
     )
     fabric_capex = 0.0
+    life = switch.life_years
     fabric_lines: list[RawLine] = [
         (
             site_id,
@@ -219,15 +227,16 @@ def _add_fabric(
             fab.switches,
             switch.unit_usd,
             None,
+            life,
         ),
-        (site_id, "optics", f"scale-out optics ({switch_id})", fab.optics, switch.optic_usd, None),
+        (site_id, "optics", f"scale-out optics ({switch_id})", fab.optics, switch.optic_usd, None, life),
     ]
     if fabric.rack_usd:
-        kit = (site_id, "network", "network rack kit", fab.network_racks, fabric.rack_usd, None)
+        kit = (site_id, "network", "network rack kit", fab.network_racks, fabric.rack_usd, None, None)
         fabric_lines.append(kit)
     fabric_lines.extend(
-        (site_id, category, item, fab.it_power_kw, unit, fab.it_power_kw)
-        for category, item, unit in kw_lines(catalog, site_id, fabric.cooling)
+        (site_id, category, item, fab.it_power_kw, unit, fab.it_power_kw, kw_life)
+        for category, item, unit, kw_life in kw_lines(catalog, site_id, fabric.cooling)
     )
     for line in fabric_lines:
         raw_lines.append(line)
@@ -236,7 +245,7 @@ def _add_fabric(
     for q in sorted(q for q, kw in load.kw_by_cooling.items() if kw > 0):
         fixed = site.cooling_fixed_usd.get(q, 0.0)
         if fixed:
-            raw_lines.append((site_id, "site", f"{q} cooling fit-out, one-off", 1, fixed, None))
+            raw_lines.append((site_id, "site", f"{q} cooling fit-out, one-off", 1, fixed, None, None))
             fabric_capex += fixed
     return fab, fabric_capex
 
@@ -262,11 +271,11 @@ def _site_figures(
     it_kw = sum(kw_by_cooling.values())
     facility_kw = sum(kw * catalog.cooling[q].pue for q, kw in kw_by_cooling.items())
     opex_figures = site_opex_usd_per_year(
-        site, scenario, [(kw, catalog.cooling[q].pue) for q, kw in kw_by_cooling.items()]
+        site, scenario, [(kw, catalog.cooling[q].pue, q) for q, kw in kw_by_cooling.items()]
     )
     positions = load.compute_racks + fab.network_racks
     utilization = {
-        "it_power": _share(it_kw, site.it_power_kw),
+        "it_power": _share(it_kw, catalog.usable_it_power_mw(site) * 1000),
         "rack_positions": _share(positions, site.rack_positions),
     }
     if site.grid_power_mw is not None:
@@ -284,18 +293,25 @@ def _site_figures(
         opex_usd_per_year=opex_usd_per_year(scenario, opex_figures.values(), site_capex),
         utilization=utilization,
         opex_figures=opex_figures,
+        kw_by_cooling=dict(sorted(kw_by_cooling.items())),
     )
 
 
-def _price_sites(sites: dict[str, SiteFigures], bom: list[BomLine], scenario: Scenario) -> None:
-    """A site's capex is the sum of its own BOM lines, to the cent (maintenance follows it)."""
+def price_sites(sites: dict[str, SiteFigures], bom: list[BomLine], scenario: Scenario) -> None:
+    """A site's capex is the sum of its own BOM lines, to the cent (maintenance follows it), and its
+    residual category that of its lines with lives of their own (`rates.residual_usd_per_year`)."""
     site_cents: dict[str, int] = defaultdict(int)
+    lives: dict[str, list[tuple[float | None, float]]] = defaultdict(list)
     for line in bom:
         site_cents[line.site] += cents(line.extended_usd)
+        if line.life_years is not None:
+            lives[line.site].append((line.life_years, line.extended_usd))
     for site_id, fig in list(sites.items()):
         site_capex = site_cents[site_id] / 100
-        opex = opex_usd_per_year(scenario, fig.opex_figures.values(), site_capex)
-        sites[site_id] = replace(fig, capex_usd=site_capex, opex_usd_per_year=opex)
+        residual = residual_usd_per_year(scenario, lives[site_id])
+        figures = {**fig.opex_figures, "residual_usd_per_year": residual}
+        opex = opex_usd_per_year(scenario, figures.values(), site_capex)
+        sites[site_id] = replace(fig, capex_usd=site_capex, opex_usd_per_year=opex, opex_figures=figures)
 
 
 def _totals(scenario: Scenario, sites: dict[str, SiteFigures], capex: float) -> Totals:
@@ -359,5 +375,5 @@ def evaluate(
         sites[site_id] = _site_figures(catalog, scenario, site_id, load, fab, fabric_capex)
     bom = _merge_lines(raw_lines)
     capex = sum(cents(line.extended_usd) for line in bom) / 100
-    _price_sites(sites, bom, scenario)
+    price_sites(sites, bom, scenario)
     return Evaluation(sites=sites, bom=bom, totals=_totals(scenario, sites, capex), supply_used=dict(supply))

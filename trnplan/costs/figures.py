@@ -30,7 +30,7 @@ class Totals(Part):
     it_power_kw: Amount
     facility_power_kw: Amount
     capex_usd: Amount
-    opex_usd_per_year: Amount
+    opex_usd_per_year: float  # negative only where a residual credit outweighs the rest
     tco_usd: Amount
     usd_per_pflop_hour: Amount
     usd_per_chip_hour: Amount
@@ -39,6 +39,7 @@ class Totals(Part):
     hbm_tb: Amount | None = None
     energy_usd_per_year: Amount | None = None
     colocation_usd_per_year: Amount | None = None
+    residual_usd_per_year: float | None = None  # capex with lives of its own; negative: a credit
     maintenance_usd_per_year: Amount | None = None
     effective_fp8_pflops: Amount | None = None  # under the scenario's workload; absent without one
     usd_per_effective_pflop_hour: Amount | None = None
@@ -62,3 +63,4 @@ class BomLine(Part):
     extended_usd: Amount
     it_kw: Amount | None = None
     period: Annotated[str, StringConstraints(pattern=MONTH)] | None = None  # a phased plan: when it is bought
+    life_years: Annotated[float, Field(gt=0)] | None = None  # a life of its own (else the horizon's)

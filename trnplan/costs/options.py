@@ -58,60 +58,79 @@ class Option:
     effective_fp8_pflops: float = 0.0  # fp8_pflops x efficiency (set by make_option)
     copper_links: int = 0  # rack-to-leaf copper links (their price is in capex_usd)
     copper_kw: float = 0.0  # their power, counted with the network
+    capex_lives: tuple[tuple[float, float], ...] = ()  # (life_years, USD) of capex_usd with a life of its own
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.form, self.cooling, self.scale_up_switch)
 
 
-KW_LINE_CATEGORIES = ("cooling", "hall")
+KW_LINE_CATEGORIES = ("cooling", "hall", "power_chain")
 """BOM categories whose lines count IT kW (their quantity is kW)."""
 
+KwLine = tuple[str, str, float, float | None]
+"""(category, item, USD per IT kW, life_years: None for the horizon's)."""
+Line = tuple[str, str, float, float, float | None]
+"""(category, item, quantity, unit_usd, life_years: None for the horizon's)."""
 
-def kw_lines(catalog: Catalog, site_id: str | None, cooling_id: str) -> list[tuple[str, str, float]]:
-    """What each IT kW of a cooling costs at a site, as (category, item, USD per kW): the cooling's fit-out
-    everywhere; at an owned site also its plant and the hall's build (a colocation site's rent pays both)."""
+
+def kw_lines(catalog: Catalog, site_id: str | None, cooling_id: str) -> list[KwLine]:
+    """What each IT kW of a cooling costs at a site, as (category, item, USD per kW, life): the cooling's
+    fit-out everywhere; at an owned site also its plant, the hall's build and its power chain (a leased
+    site's rent pays all three), each over the hall's facility_life_years."""
     cooling = catalog.cooling[cooling_id]
     name = cooling.name or cooling_id
-    lines = [("cooling", f"{name} cooling capacity, kW ({cooling_id})", cooling.capex_usd_per_kw)]
+    fit_out = ("cooling", f"{name} cooling capacity, kW ({cooling_id})", cooling.capex_usd_per_kw, None)
+    lines: list[KwLine] = [fit_out]
     site = catalog.sites[site_id] if site_id is not None else None
-    if site is not None and site.ownership == "owned":
+    if site is not None and site.owned:
+        life = site.facility_life_years
         if cooling.plant_usd_per_kw:
-            lines.append(("cooling", f"{name} cooling plant, kW ({cooling_id})", cooling.plant_usd_per_kw))
+            plant = f"{name} cooling plant, kW ({cooling_id})"
+            lines.append(("cooling", plant, cooling.plant_usd_per_kw, life))
         if site.build_usd_per_mw:
-            lines.append(("hall", f"hall build, kW ({site_id})", site.build_usd_per_mw / 1000))
+            lines.append(("hall", f"hall build, kW ({site_id})", site.build_usd_per_mw / 1000, life))
+        chain = catalog.power_chains.get(site.redundancy or "")
+        if chain is not None and chain.usd_per_mw:
+            item = f"power chain {site.redundancy}, kW ({site_id})"
+            lines.append(("power_chain", item, chain.usd_per_mw / 1000, life))
     return lines
 
 
 def kw_capex_usd(catalog: Catalog, site_id: str | None, cooling_id: str) -> float:
     """Capex per IT kW of a cooling at a site: the sum of its `kw_lines`."""
-    return sum(unit for _, _, unit in kw_lines(catalog, site_id, cooling_id))
+    return sum(unit for _, _, unit, _ in kw_lines(catalog, site_id, cooling_id))
+
+
+def kw_capex_lives(catalog: Catalog, site_id: str | None, cooling_id: str) -> list[tuple[float, float]]:
+    """(life_years, USD per IT kW) of a cooling's `kw_lines` at a site that have a life of their own."""
+    return [(life, unit) for _, _, unit, life in kw_lines(catalog, site_id, cooling_id) if life is not None]
 
 
 def option_lines(
     catalog: Catalog, form_id: str, cooling_id: str, switch_id: str, site_id: str | None = None
-) -> list[tuple[str, str, float, float]]:
-    """Per-unit BOM lines (category, item, quantity, unit_usd) of an option at a site, fabric excluded."""
+) -> list[Line]:
+    """Per-unit BOM lines (category, item, quantity, unit_usd, life) of an option at a site, fabric
+    excluded; a chip's and a switch's life_years are their lines' lives."""
     form = catalog.forms[form_id]
     chip = catalog.chips[form.chip]
     racks = form.racks_per_unit
-    lines: list[tuple[str, str, float, float]] = [
-        ("chips", f"{chip.name} ({form.chip})", form.unit_chips, chip.unit_usd)
+    lines: list[Line] = [
+        ("chips", f"{chip.name} ({form.chip})", form.unit_chips, chip.unit_usd, chip.life_years)
     ]
     for item in form.rack_bom:
-        lines.append((item.category, f"{item.item} ({form_id})", item.qty * racks, item.unit_usd))
+        lines.append((item.category, f"{item.item} ({form_id})", item.qty * racks, item.unit_usd, None))
     if switch_id != NO_SWITCH:
         per_rack = next(o.per_rack for o in form.scale_up if o.switch == switch_id)
         switch = catalog.switches[switch_id]
         if per_rack:
-            lines.append(
-                ("scale_up", f"{switch.name or switch_id} ({switch_id})", per_rack * racks, switch.unit_usd)
-            )
+            item_name = f"{switch.name or switch_id} ({switch_id})"
+            lines.append(("scale_up", item_name, per_rack * racks, switch.unit_usd, switch.life_years))
     if form.endpoint_links == "copper" and form.optics_per_rack:
         links = racks * form.optics_per_rack
-        lines.append(("copper", f"rack-to-leaf copper links ({form_id})", links, form.copper_usd))
+        lines.append(("copper", f"rack-to-leaf copper links ({form_id})", links, form.copper_usd, None))
     kw = racks * option_rack_kw(catalog, form_id, switch_id)
-    lines.extend((cat, item, kw, unit) for cat, item, unit in kw_lines(catalog, site_id, cooling_id))
+    lines.extend((c, item, kw, unit, life) for c, item, unit, life in kw_lines(catalog, site_id, cooling_id))
     return lines
 
 
@@ -191,7 +210,8 @@ def make_option(
         0 if switch_id == NO_SWITCH else next(o.per_rack for o in form.scale_up if o.switch == switch_id)
     )
     lines = option_lines(catalog, form_id, cooling_id, switch_id, site_id)
-    capex = sum(qty * unit for _, _, qty, unit in lines)
+    capex = sum(qty * unit for _, _, qty, unit, _ in lines)
+    lives = tuple((life, qty * unit) for _, _, qty, unit, life in lines if life is not None and qty * unit)
     pflops = form.unit_chips * chip.fp8_tflops / 1000
     copper = form.endpoint_links == "copper"
     links = racks * form.optics_per_rack if copper else 0
@@ -215,6 +235,7 @@ def make_option(
         effective_fp8_pflops=pflops * efficiency,
         copper_links=links,
         copper_kw=links * form.copper_w / 1000,
+        capex_lives=lives,
     )
 
 

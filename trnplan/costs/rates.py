@@ -69,10 +69,29 @@ def maintenance_usd_per_year(terms: MoneyTerms, capex_usd: float) -> float:
 OPEX_FIGURES: dict[str, bool] = {
     "energy_usd_per_year": True,
     "colocation_usd_per_year": True,
+    "residual_usd_per_year": False,
 }
 """Every opex category besides maintenance, by the name of its USD per year in a plan's totals and site
 sections, in the order opex adds them; each with whether a plan states it at 0 (a category added later is
 left out at 0, so the plans of specs without it keep their bytes). Only this module computes them."""
+
+
+def life_usd_per_year(terms: MoneyTerms, life_years: float | None) -> float:
+    """What a USD of capex with its own life costs a year beyond the window's CRF: crf(r, life) - CRF.
+    Negative for a life past the window (a hall of 15 years in a 5-year plan: the value it keeps past the
+    window, a credit each year); positive for a shorter one (replaced in kind); 0 without a life of its own
+    (annuitised over the horizon, the first version's model). So each such USD is charged, per year of the
+    window it serves, crf(r, life) + maintenance_rate: a 15-year hall in a 5-year window pays 5 years of
+    its 15-year annuity."""
+    if life_years is None:
+        return 0.0
+    return crf(terms.cost_of_capital, life_years) - window_crf(terms)
+
+
+def residual_usd_per_year(terms: MoneyTerms, capex_by_life: Iterable[tuple[float | None, float]]) -> float:
+    """The residual category per year of capex with lives of its own, from (life_years, USD) pairs:
+    sum of USD x life_usd_per_year(life) (negative: a credit for what outlives the window)."""
+    return sum(usd * life_usd_per_year(terms, life) for life, usd in capex_by_life)
 
 
 def opex_words() -> str:
@@ -111,34 +130,35 @@ def energy_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
     return scenario.utilization * pue * HOURS_PER_YEAR * site.electricity_usd_per_kwh
 
 
-def colocation_usd_per_kw_year(site: Site) -> float:
-    """Colocation per IT kW-year: $/kW-month x 12; none at an owned site (its hall's build is capex)."""
-    if site.ownership == "owned":
+AIR = "air"
+"""The cooling type a leased hall's base rent covers; kW of any other type pays its liquid premium too."""
+
+
+def colocation_usd_per_kw_year(site: Site, cooling_id: str = AIR) -> float:
+    """Rent per IT kW-year of a cooling type: ($/kW-month + the liquid premium on kW not cooled by air) x 12;
+    none at an owned site (its hall's build is capex)."""
+    if site.owned:
         return 0.0
-    return site.colocation_usd_per_kw_month * 12
+    premium = site.liquid_premium_usd_per_kw_month if cooling_id != AIR else 0.0
+    return (site.rent_usd_per_kw_month + premium) * 12
 
 
-def it_kw_opex_usd_per_kw_year(site: Site) -> dict[str, float]:
-    """The opex categories charged per IT kW-year whatever its cooling, by their OPEX_FIGURES name."""
-    return {"colocation_usd_per_year": colocation_usd_per_kw_year(site)}
-
-
-def opex_usd_per_kw_year(site: Site, pue: float, scenario: Scenario) -> float:
-    """Every opex category per IT kW-year: energy + the categories charged per IT kW (colocation);
-    maintenance is a share of capex, not per kW."""
-    return energy_usd_per_kw_year(site, pue, scenario) + sum(it_kw_opex_usd_per_kw_year(site).values())
+def opex_usd_per_kw_year(site: Site, pue: float, scenario: Scenario, cooling_id: str = AIR) -> float:
+    """Every opex category charged per IT kW-year of a cooling type: energy + colocation; maintenance is a
+    share of capex, and the residual one of capex with a life of its own, not per kW."""
+    return energy_usd_per_kw_year(site, pue, scenario) + colocation_usd_per_kw_year(site, cooling_id)
 
 
 def site_opex_usd_per_year(
-    site: Site, scenario: Scenario, kw_pue: Iterable[tuple[float, float]]
+    site: Site, scenario: Scenario, kw_pue: Iterable[tuple[float, float, str]], residual: float = 0.0
 ) -> dict[str, float]:
-    """A site's opex categories per year, by OPEX_FIGURES name, from its IT kW and PUE by cooling: energy =
-    sum of kW x its energy per kW-year; each category charged per IT kW = IT kW x its rate."""
+    """A site's opex categories per year, by OPEX_FIGURES name, from its IT kW, PUE and cooling type by
+    cooling: energy = sum of kW x its energy per kW-year; colocation = sum of kW x its rent per kW-year;
+    the residual of its capex with lives of their own (`residual_usd_per_year`)."""
     pairs = list(kw_pue)
-    energy = sum(kw * energy_usd_per_kw_year(site, pue, scenario) for kw, pue in pairs)
-    it_kw = sum(kw for kw, _ in pairs)
-    per_kw = it_kw_opex_usd_per_kw_year(site)
-    return {"energy_usd_per_year": energy, **{name: it_kw * rate for name, rate in per_kw.items()}}
+    energy = sum(kw * energy_usd_per_kw_year(site, pue, scenario) for kw, pue, _ in pairs)
+    rent = sum(kw * colocation_usd_per_kw_year(site, q) for kw, _, q in pairs)
+    return {"energy_usd_per_year": energy, "colocation_usd_per_year": rent, "residual_usd_per_year": residual}
 
 
 def perf_of(totals: Totals) -> float:

@@ -17,10 +17,10 @@ $/PFLOP-hour divides by PFLOP-hours over the window: sum_p L_p x installed PFLOP
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from trnplan.catalog import Catalog, Scenario
-from trnplan.catalog.periods import Period, catalog_at, periods_of, scenario_at, single_view
+from trnplan.catalog.periods import Period, catalog_at, periods_of, price_schedules, scenario_at, single_view
 from trnplan.costs.decisions import Decisions
 from trnplan.costs.evaluate import Evaluation, SiteFigures, evaluate
 from trnplan.costs.figures import BomLine, Totals
@@ -28,6 +28,7 @@ from trnplan.costs.rates import (
     OPEX_FIGURES,
     maintenance_usd_per_year,
     opex_usd_per_year,
+    residual_usd_per_year,
     usd_per_hour,
     window_tco_usd,
 )
@@ -87,31 +88,80 @@ def period_view(catalog: Catalog, scenario_id: str, period: Period) -> tuple[Cat
     return view, view.scenarios[scenario_id]
 
 
+def _previous(line: BomLine, before: dict[LineKey, BomLine]) -> tuple[BomLine | None, bool]:
+    """The line of the period before that `line` grows, and whether its price changed since (a chip or
+    switch priced by a schedule): the same line at the same price, else the one line of that site,
+    category and item at another price."""
+    same = before.get((line.site, line.category, line.item, line.unit_usd))
+    if same is not None:
+        return same, False
+    other = [p for k, p in before.items() if k[:3] == (line.site, line.category, line.item)]
+    return (other[0], True) if len(other) == 1 else (None, False)
+
+
 def _bought(tag: str | None, installed: list[BomLine], before: dict[LineKey, BomLine]) -> list[BomLine]:
     """The lines bought in a period (tagged with its start in a phased plan): each installed line's growth
-    over the period before, priced."""
+    over the period before, priced at this period's price: the growth of the installed line's cents while
+    its price holds (so a site's purchases sum to its capex), quantity x the new price when it changed."""
     lines = []
     for line in installed:
-        prev = before.get((line.site, line.category, line.item, line.unit_usd))
+        prev, repriced = _previous(line, before)
         quantity = round(line.quantity - (prev.quantity if prev else 0.0), 6)
         if quantity <= 0:
             continue
         it_kw = None
         if line.it_kw is not None:
             it_kw = round(line.it_kw - (prev.it_kw or 0.0 if prev else 0.0), 6)
+        if repriced:
+            extended = cents(quantity * line.unit_usd) / 100
+        else:
+            extended = (cents(line.extended_usd) - (cents(prev.extended_usd) if prev else 0)) / 100
         lines.append(
             line.model_copy(
-                update={
-                    "period": tag,
-                    "quantity": quantity,
-                    # the growth of the installed line's cents, so a site's purchases sum to its capex
-                    "extended_usd": (cents(line.extended_usd) - (cents(prev.extended_usd) if prev else 0))
-                    / 100,
-                    "it_kw": it_kw,
-                }
+                update={"period": tag, "quantity": quantity, "extended_usd": extended, "it_kw": it_kw}
             )
         )
     return lines
+
+
+def _at_prices_paid(
+    scenario: Scenario, ev: Evaluation, bought: list[BomLine], paid: dict[tuple[str, str], tuple[int, float]]
+) -> Evaluation:
+    """A period's installed base at the prices it was bought at (prices that follow schedules): each
+    deployment's capex is what its units cost when bought (`paid`, updated: (site, option) -> USD), a site's
+    capex the sum of its purchases so far (`bought`: every line bought up to this period), its fabric the
+    rest, and its residual that of those purchases."""
+    site_cents: dict[str, int] = {}
+    lives: dict[str, list[tuple[float | None, float]]] = {}
+    for line in bought:
+        site_cents[line.site] = site_cents.get(line.site, 0) + cents(line.extended_usd)
+        if line.life_years is not None:
+            lives.setdefault(line.site, []).append((line.life_years, line.extended_usd))
+    sites: dict[str, SiteFigures] = {}
+    for site_id, fig in ev.sites.items():
+        deployments = []
+        for dep in fig.deployments:
+            d = dep.deployment
+            key = (site_id, f"{d.form}/{d.cooling}/{d.scale_up_switch}")
+            had_units, had_usd = paid.get(key, (0, 0.0))
+            new_units = dep.deployment.units - had_units
+            usd = round(had_usd + cents(dep.capex_usd / dep.deployment.units * new_units) / 100, 2)
+            paid[key] = (dep.deployment.units, usd)
+            deployments.append(replace(dep, capex_usd=usd))
+        capex = site_cents.get(site_id, 0) / 100
+        residual = residual_usd_per_year(scenario, lives.get(site_id, []))
+        figures = {**fig.opex_figures, "residual_usd_per_year": residual}
+        sites[site_id] = replace(
+            fig,
+            deployments=deployments,
+            capex_usd=capex,
+            fabric_capex_usd=max(0.0, round(capex - sum(d.capex_usd for d in deployments), 2)),
+            opex_figures=figures,
+            opex_usd_per_year=opex_usd_per_year(scenario, figures.values(), capex),
+        )
+    residual = sum(s.opex_figure("residual_usd_per_year") for s in sites.values())
+    totals = ev.totals.model_copy(update={"residual_usd_per_year": residual or None})
+    return replace(ev, sites=sites, totals=totals)
 
 
 def evaluate_decisions(catalog: Catalog, scenario_id: str, decisions: Decisions) -> WindowEvaluation:
@@ -123,10 +173,16 @@ def evaluate_decisions(catalog: Catalog, scenario_id: str, decisions: Decisions)
     periods: list[PeriodFigures] = []
     before: dict[LineKey, BomLine] = {}
     installed_cents = 0
+    so_far: list[BomLine] = []
+    paid: dict[tuple[str, str], tuple[int, float]] = {}
+    priced = phased and price_schedules(catalog)
     for period, dec in zip(periods_of(scenario), installs, strict=True):
         view, at = period_view(catalog, scenario_id, period)
         ev = evaluate(view, at, dec.deployments, dict(dec.scale_out))
         bought = _bought(period.start if phased else None, ev.bom, before)
+        so_far += bought
+        if priced:
+            ev = _at_prices_paid(at, ev, so_far, paid)
         bought_cents = sum(cents(line.extended_usd) for line in bought)
         installed_cents += bought_cents
         installed = installed_cents / 100

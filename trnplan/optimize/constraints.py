@@ -12,12 +12,17 @@ from typing import Any
 import pulp
 
 from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Scenario
+from trnplan.catalog.periods import price_schedules
 from trnplan.costs import (
     Option,
     capex_usd_per_year,
+    kw_capex_lives,
     kw_capex_usd,
+    life_usd_per_year,
+    make_option,
     network_rack_limit_kw,
     opex_usd_per_kw_year,
+    option_lines,
     tco_per_capex_usd,
 )
 from trnplan.optimize.model import Model, PeriodModel, SiteModel, Slack, lin, name
@@ -47,30 +52,39 @@ def define_units(prob: pulp.LpProblem, sm: SiteModel) -> list[Any]:
 
 @dataclass(frozen=True)
 class SiteCosts:
-    """A site's IT kW (compute alone; all of it by cooling) and the capex of its options and of the
-    network's kW (fit-out; plant and build too at an owned site)."""
+    """A site's IT kW (compute alone; all of it by cooling), the capex of its options and of the network's
+    kW (fit-out; plant, build and power chain too at an owned site), and which of that capex has a life
+    of its own: (variable, life_years, USD)."""
 
     compute_kw: list[tuple[Any, float]]
     kw_by_cooling: dict[str, list[tuple[Any, float]]]
     capex: list[tuple[Any, float]]
+    lives: list[tuple[Any, float, float]]
 
 
 def define_site_costs(
     catalog: Catalog, scenario: Scenario, sm: SiteModel, n: list[Any], network_kw: list[tuple[Any, float]]
 ) -> SiteCosts:
-    """IT kW by cooling of units n and of the network, and their capex."""
+    """IT kW by cooling of units n and of the network, and their capex (at this view's prices)."""
     fabric_q = scenario.fabric.cooling
     by_cooling: dict[str, list[tuple[Any, float]]] = defaultdict(list)
     compute_kw: list[tuple[Any, float]] = []
     capex: list[tuple[Any, float]] = []
+    lives: list[tuple[Any, float, float]] = []
+    priced = price_schedules(catalog)
     for v, o in zip(n, sm.options, strict=True):
         by_cooling[o.cooling].append((v, o.it_kw))
         compute_kw.append((v, o.it_kw))
+        if priced:  # the options are the widest view's: price them at this period's
+            o = make_option(catalog, o.form, o.cooling, o.scale_up_switch, o.efficiency, sm.site)
         capex.append((v, o.capex_usd))
+        lives.extend((v, life, usd) for life, usd in o.capex_lives)
     by_cooling[fabric_q].extend(network_kw)
     per_kw = kw_capex_usd(catalog, sm.site, fabric_q)
     capex.extend((v, c * per_kw) for v, c in network_kw)
-    return SiteCosts(compute_kw, dict(by_cooling), capex)
+    for life, usd in kw_capex_lives(catalog, sm.site, fabric_q):
+        lives.extend((v, life, c * usd) for v, c in network_kw)
+    return SiteCosts(compute_kw, dict(by_cooling), capex, lives)
 
 
 def define_cooling_fixed(
@@ -151,7 +165,7 @@ def define_site_limits(
     rows: dict[str, tuple[list[tuple[Any, float]], float, str, str, float]] = {
         name("power", sm.tag): (
             [(v, c / 1000) for v, c in costs.compute_kw + fabric.network_kw],
-            site.it_power_mw,
+            catalog.usable_it_power_mw(site),
             f"{sm.when}{sm.site} IT power",
             "MW",
             1,
@@ -164,6 +178,10 @@ def define_site_limits(
             1,
         ),
     }
+    for q_index, (q, cap) in enumerate(sorted(site.cooling_capacity_mw.items())):
+        pairs = [(v, c / 1000) for v, c in costs.kw_by_cooling.get(q, [])]
+        label = f"{sm.when}{sm.site} {q} cooling capacity"
+        rows[name("cooling_cap", sm.tag, q_index)] = (pairs, cap, label, "MW", 1)
     if site.grid_power_mw is not None:
         by_cooling = costs.kw_by_cooling.items()
         facility = [(v, c * catalog.cooling[q].pue / 1000) for q, pairs in by_cooling for v, c in pairs]
@@ -193,6 +211,12 @@ def define_site(
     sm.total, sm.extras, sm.cooling_on, sm.racks = fabric.total, fabric.extras, cooling_on, racks
     sm.kw_by_cooling = costs.kw_by_cooling
     sm.capex = fabric.capex + costs.capex + cooling_capex + rack_capex
+    sm.lives = costs.lives + [
+        (v, life, c)
+        for o, pairs in fabric.priced.items()
+        if (life := catalog.switches[o].life_years) is not None
+        for v, c in pairs
+    ]
 
 
 def add_capacity_row(
@@ -269,8 +293,10 @@ def define_supply(prob: pulp.LpProblem, model: Model) -> None:
 
 def define_money(prob: pulp.LpProblem, model: Model) -> None:
     """capex = the last period's installed capex (all bought in the window); TCO = sum over periods of
-    L_p [(CRF + m) C_p + opex_p] (one period: horizon x (CRF + m) x capex + horizon x opex); performance
-    in effective FP8 PFLOPs (PFLOP-years over periods); the budgets."""
+    L_p [(CRF + m) C_p + opex_p] (one period: horizon x (CRF + m) x capex + horizon x opex), opex_p with
+    the residual of capex with lives of its own; prices that change between periods add what a purchase
+    in p pays over its price at p+1 (`define_price_steps`); performance in effective FP8 PFLOPs
+    (PFLOP-years over periods); the budgets."""
     scenario = model.scenario
     tco_capex: list[tuple[Any, float]] = []
     tco_kw: list[tuple[Any, float]] = []
@@ -285,11 +311,17 @@ def define_money(prob: pulp.LpProblem, model: Model) -> None:
             else:
                 tco_capex.extend((v, c * tco_per_capex_usd(scenario)) for v, c in sm.capex)
             for q, pairs in sm.kw_by_cooling.items():
-                rate = opex_usd_per_kw_year(site, catalog.cooling[q].pue, pm.model.scenario) * years
+                rate = opex_usd_per_kw_year(site, catalog.cooling[q].pue, pm.model.scenario, q) * years
                 (tco_capex if model.multi else tco_kw).extend((v, c * rate) for v, c in pairs)
+            residual = [(v, usd * life_usd_per_year(scenario, life) * years) for v, life, usd in sm.lives]
+            (tco_capex if model.multi else tco_kw).extend(residual)
             weight = years if model.multi else 1.0
             perf.extend((v, o.effective_fp8_pflops * weight) for v, o in zip(sm.n, sm.options, strict=True))
     capex_pairs = [pair for sm in model.periods[-1].sites for pair in sm.capex]
+    if model.multi and price_schedules(model.periods[0].model.catalog):
+        steps_tco, steps_capex = define_price_steps(model)
+        tco_capex.extend(steps_tco)
+        capex_pairs.extend(steps_capex)
     model.capex, model.tco, model.perf = lin(capex_pairs), lin(tco_capex + tco_kw), lin(perf)
     budget = scenario.budget
     if budget.capex_usd is not None:
@@ -299,6 +331,44 @@ def define_money(prob: pulp.LpProblem, model: Model) -> None:
         tco = tco_capex + tco_kw
         add_capacity_row(prob, model, "budget_tco", tco, budget.tco_usd, "TCO budget", "USD", 1)
         model.coupling.append("budget_tco")
+
+
+def _priced_lines(catalog: Catalog, sm: SiteModel) -> list[list[tuple[float, float | None]]]:
+    """Each option's lines whose price may follow a schedule (chips, scale-up switches): (USD, life)."""
+    return [
+        [
+            (qty * unit, life)
+            for category, _item, qty, unit, life in option_lines(catalog, *o.key)
+            if category in ("chips", "scale_up")
+        ]
+        for o in sm.options
+    ]
+
+
+def define_price_steps(model: Model) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
+    """Prices that change between periods: what is installed in p was bought at p's prices or before, so
+    sum_p W_p (C_p(n_p) - C_p(n_p-1)) = sum_p L_p C_p(n_p) + sum_p W_p+1 (c_p - c_p+1) n_p, c a unit's price:
+    the TCO terms (c_p - c_p+1) W_p+1 (CRF(life) + m) on n[s,i,p], and the capex terms (c_p - c_p+1) (all
+    bought, at the prices paid). Only chips and scale-up switches follow schedules: their quantities are
+    the units' (a scale-out fabric is sized from what is installed, so it is never bought ahead)."""
+    scenario = model.scenario
+    tco: list[tuple[Any, float]] = []
+    capex: list[tuple[Any, float]] = []
+
+    def rate(life: float | None) -> float:
+        return capex_usd_per_year(scenario) + life_usd_per_year(scenario, life)
+
+    for pm, nxt in zip(model.periods, model.periods[1:], strict=False):
+        here, there, weight = pm.model.catalog, nxt.model.catalog, nxt.period.remaining_years
+        for sm, sm_next in zip(pm.sites, nxt.sites, strict=True):
+            lines = zip(_priced_lines(here, sm), _priced_lines(there, sm_next), strict=True)
+            for v, (now, later) in zip(sm.n, lines, strict=True):
+                step = sum(a - b for (a, _), (b, _) in zip(now, later, strict=True))
+                charge = sum((a - b) * rate(life) for (a, life), (b, _) in zip(now, later, strict=True))
+                if step:
+                    capex.append((v, step))
+                    tco.append((v, charge * weight))
+    return tco, capex
 
 
 def define_availability(

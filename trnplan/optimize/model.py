@@ -78,6 +78,7 @@ class SiteModel:
     total: Any = None  # T[s]
     cooling_on: dict[str, Any] = field(default_factory=dict)
     capex: list[tuple[Any, float]] = field(default_factory=list)
+    lives: list[tuple[Any, float, float]] = field(default_factory=list)  # (var, life_years, USD) of capex
     kw_by_cooling: dict[str, list[tuple[Any, float]]] = field(default_factory=dict)
     tag: str = ""  # what its rows and variables are named by: the index, and a period's tag (multi)
     when: str = ""  # what its labels start with: "" or a period's "in 2026-07 "

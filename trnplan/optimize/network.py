@@ -58,6 +58,7 @@ class FabricTerms:
     network_kw: list[tuple[Any, float]] = field(default_factory=list)
     network_rack_kw: list[tuple[Any, float]] = field(default_factory=list)  # switches + switch-side optics
     capex: list[tuple[Any, float]] = field(default_factory=list)
+    priced: dict[str, list[tuple[Any, float]]] = field(default_factory=dict)  # switch type -> its capex terms
 
 
 @dataclass
@@ -187,8 +188,9 @@ def define_switch_type(
     rows.terms.network_rack_kw.extend((v, c * sw.optic_w / 1000) for v, c in switch_optics)
     rows.terms.network_kw.append((s_var, sw.power_w / 1000))
     rows.terms.network_kw.extend((v, c * sw.optic_w / 1000) for v, c in optic_pairs)
-    rows.terms.capex.append((s_var, sw.unit_usd))
-    rows.terms.capex.extend((v, c * sw.optic_usd) for v, c in optic_pairs)
+    priced = [(s_var, sw.unit_usd), *((v, c * sw.optic_usd) for v, c in optic_pairs)]
+    rows.terms.capex.extend(priced)
+    rows.terms.priced[o] = priced
 
 
 def define_fabric(

@@ -10,14 +10,17 @@ from dataclasses import replace
 from typing import Any
 
 from trnplan.catalog import Catalog, Scenario
+from trnplan.catalog.periods import price_schedules
 from trnplan.catalog.scenario import Demand, DemandCap
 from trnplan.costs import (
     Option,
     Reason,
     all_options,
+    capex_usd_per_year,
     form_efficiency,
     make_option,
     option_problems,
+    residual_usd_per_year,
 )
 from trnplan.optimize.model import SiteModel
 from trnplan.optimize.progress import check_time
@@ -26,7 +29,9 @@ from trnplan.optimize.progress import check_time
 def option_upper_bound(catalog: Catalog, scenario: Scenario, site_id: str, opt: Option) -> int:
     """Units of an option a site could hold on its own: power, grid, positions and supply caps."""
     site = catalog.sites[site_id]
-    bounds = [site.it_power_kw / opt.it_kw, site.rack_positions / opt.racks]
+    bounds = [catalog.usable_it_power_mw(site) * 1000 / opt.it_kw, site.rack_positions / opt.racks]
+    if opt.cooling in site.cooling_capacity_mw:
+        bounds.append(site.cooling_capacity_mw[opt.cooling] * 1000 / opt.it_kw)
     if site.grid_power_mw is not None:
         bounds.append(site.grid_power_mw * 1000 / (opt.it_kw * catalog.cooling[opt.cooling].pue))
     for key, per_unit in ((opt.chip, opt.chips), (opt.form, 1), (opt.scale_up_switch, opt.scale_up_switches)):
@@ -59,14 +64,25 @@ def supply_use(opt: Option, key: str) -> int:
     )
 
 
-def dominates(a: Option, b: Option, scenario: Scenario, when: Callable[[Option], str] | None = None) -> bool:
-    """Swapping each unit of b for a unit of a never hurts: same cooling, no more capex, power, racks,
-    fabric load, capped supply or capped demand (`at_most`), and no less of anything demanded or maximised;
-    with `when` (a phased model: the month an option can first be bought), a is available no later than b."""
+def dominates(
+    a: Option,
+    b: Option,
+    scenario: Scenario,
+    when: Callable[[Option], str] | None = None,
+    priced: bool = False,
+) -> bool:
+    """Swapping each unit of b for a unit of a never hurts: same cooling, no more capex (nor capex charge a
+    year, lives of their own counted), power, racks, fabric load, capped supply or capped demand
+    (`at_most`), and no less of anything demanded or maximised; with `when` (a phased model: the month an
+    option can first be bought), a is available no later than b; with `priced` (prices that follow
+    schedules, compared here at one moment), a has b's chip and scale-up switch."""
     if a.cooling != b.cooling or (when is not None and when(a) > when(b)):
+        return False
+    if priced and (a.chip, a.scale_up_switch) != (b.chip, b.scale_up_switch):
         return False
     le = [
         a.capex_usd <= b.capex_usd,
+        _charge(a, scenario) <= _charge(b, scenario),
         a.it_kw <= b.it_kw,
         a.racks <= b.racks,
         a.scale_out_gbps <= b.scale_out_gbps,
@@ -91,11 +107,21 @@ def dominates(a: Option, b: Option, scenario: Scenario, when: Callable[[Option],
     return strictly or a.key < b.key
 
 
+def _charge(opt: Option, scenario: Scenario) -> float:
+    """What a unit's capex costs a year: capex x (CRF + m) + its residual (lives of its own)."""
+    return opt.capex_usd * capex_usd_per_year(scenario) + residual_usd_per_year(scenario, opt.capex_lives)
+
+
 def undominated(
-    options: list[Option], scenario: Scenario, when: Callable[[Option], str] | None = None
+    options: list[Option],
+    scenario: Scenario,
+    when: Callable[[Option], str] | None = None,
+    priced: bool = False,
 ) -> list[Option]:
     """Options no other option dominates (the optimum never needs a dominated one)."""
-    return [b for b in options if not any(a is not b and dominates(a, b, scenario, when) for a in options)]
+    return [
+        b for b in options if not any(a is not b and dominates(a, b, scenario, when, priced) for a in options)
+    ]
 
 
 def prepare_sites(
@@ -119,7 +145,8 @@ def prepare_sites(
             option = make_option(catalog, form_id, cooling_id, switch_id, efficiency, site_id)
             candidates.append((option, why))
         if prune and not elastic:
-            keep = {id(o) for o in undominated([o for o, _ in candidates], scenario, when)}
+            priced = price_schedules(catalog)
+            keep = {id(o) for o in undominated([o for o, _ in candidates], scenario, when, priced)}
             candidates = [(o, why) for o, why in candidates if id(o) in keep]
         for opt, why in candidates:
             if elastic:

@@ -212,7 +212,7 @@ def _totals_sums(
         if whose == "deployments'":
             parts, where = sum(getattr(d, key) for d in deps), each(dep_rows, key)
         elif whose == "sites'":
-            parts, where = sum(getattr(s, key) for s in sites.values()), each(site_rows, key)
+            parts, where = sum(getattr(s, key) or 0.0 for s in sites.values()), each(site_rows, key)
         else:
             parts = sum(s.scale_out.network_racks for s in sites.values())
             where = [(*r, "scale_out", "network_racks") for r in site_rows]

@@ -138,9 +138,10 @@ class SiteSection(Part):
     it_power_kw: Amount = 0.0
     facility_power_kw: Amount = 0.0
     capex_usd: Amount = 0.0
-    opex_usd_per_year: Amount = 0.0
+    opex_usd_per_year: float = 0.0
     energy_usd_per_year: Amount = 0.0
     colocation_usd_per_year: Amount = 0.0
+    residual_usd_per_year: float | None = None  # capex with lives of its own; negative: a credit
     utilization: Utilization | None = None
 
 
@@ -249,7 +250,7 @@ class PeriodTotals(Part):
     facility_power_kw: Amount
     capex_bought_usd: Amount
     capex_usd: Amount  # installed: bought up to and in this period
-    opex_usd_per_year: Amount
+    opex_usd_per_year: float
     effective_fp8_pflops: Amount | None = None
 
 

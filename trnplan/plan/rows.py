@@ -80,7 +80,10 @@ def constraint_rows(catalog: Catalog, scenario: Scenario, ev: Evaluation, window
     for site_id in sorted(ev.sites):
         s = ev.sites[site_id]
         site = catalog.sites[site_id]
-        rows.append(Row(f"{site_id} IT power", s.it_power_kw / 1000, site.it_power_mw, "MW"))
+        rows.append(Row(f"{site_id} IT power", s.it_power_kw / 1000, catalog.usable_it_power_mw(site), "MW"))
+        for q, cap in sorted(site.cooling_capacity_mw.items()):
+            kw = s.kw_by_cooling.get(q, 0.0)
+            rows.append(Row(f"{site_id} {q} cooling capacity", kw / 1000, cap, "MW"))
         if site.grid_power_mw is not None:
             rows.append(Row(f"{site_id} grid power", s.facility_power_kw / 1000, site.grid_power_mw, "MW"))
         positions = s.compute_racks + (s.fabric.network_racks if s.fabric else 0)

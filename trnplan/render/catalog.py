@@ -166,32 +166,75 @@ def _sites_table(catalog: Catalog, sites: dict[str, Any], mark: _Marks) -> Grid:
     t = Grid(
         None,
         [Col("site"), Col("name", wrap=True, min_width=12), Col("location", wrap=True, min_width=12),
-         Col("IT power", right=True), Col("grid", right=True), Col("positions", right=True),
-         Col("cooling", wrap=True), Col("max rack", right=True), Col("$/kWh", right=True),
-         Col("colo $/kW-mo", right=True)],
-        stack=[(0, 1, 2), (3, 4), (5, 7), (6,), (8, 9)],
+         Col("ownership", wrap=True), Col("IT power", right=True), Col("grid", right=True),
+         Col("positions", right=True), Col("cooling", wrap=True), Col("max rack", right=True),
+         Col("$/kWh", right=True), Col("rent $/kW-mo", right=True)],
+        stack=[(0, 1, 2), (4, 5, 3), (6, 8), (7,), (9, 10)],
     )
     for sid, s in sorted(sites.items()):
-        cooling = [
-            mark(f"{q} (+{fmt(s.cooling_fixed_usd[q], 'usd')})", _estimated(s, "cooling_fixed_usd"))
-            if q in s.cooling_fixed_usd else q
-            for q in s.cooling
-        ]
         t.add_row(
             sid,
             s.name or "",
             s.location or "",
-            mark(_stepped(s, "it_power_mw", 1000, "mw"), _estimated(s, "it_power_mw")),
+            _ownership(s, mark),
+            _power(catalog, s, mark),
             (mark(_stepped(s, "grid_power_mw", 1000, "mw"), _estimated(s, "grid_power_mw"))
              if s.grid_power_mw else "-"),
             mark(_stepped(s, "rack_positions", 1, "int"), _estimated(s, "rack_positions")),
-            ", ".join(cooling),
+            _cooling(s, mark),
             mark(fmt(s.max_rack_kw, "kw"), _estimated(s, "max_rack_kw")) if s.max_rack_kw else "-",
             mark(_stepped(s, "electricity_usd_per_kwh", 1, "kwh"), _estimated(s, "electricity_usd_per_kwh")),
-            mark(_stepped(s, "colocation_usd_per_kw_month", 1, "usd"),
-                 _estimated(s, "colocation_usd_per_kw_month")),
+            _rent(s, mark),
         )
     return t
+
+
+def _ownership(site: Any, mark: _Marks) -> str:
+    """`leased`, or `owned` with its build per MW and the life it is annuitised over."""
+    if not site.owned:
+        return "leased"
+    parts = ["owned"]
+    if site.build_usd_per_mw:
+        parts.append(mark(f"{fmt(site.build_usd_per_mw, 'usd')}/MW", _estimated(site, "build_usd_per_mw")))
+    if site.facility_life_years is not None:
+        parts.append(mark(f"{site.facility_life_years:g} y", _estimated(site, "facility_life_years")))
+    return " ".join(parts)
+
+
+def _power(catalog: Catalog, site: Any, mark: _Marks) -> str:
+    """IT power as stated, and with a power chain its redundancy and the usable power it leaves."""
+    stated = mark(_stepped(site, "it_power_mw", 1000, "mw"), _estimated(site, "it_power_mw"))
+    if site.redundancy is None:
+        return stated
+    usable = fmt(catalog.usable_it_power_mw(site) * 1000, "mw")
+    return f"{stated}\n{site.redundancy}: {usable} usable"
+
+
+def _cooling(site: Any, mark: _Marks) -> str:
+    """Each cooling type, with its one-off fit-out and the heat it can remove where the site says."""
+    cells = []
+    for q in site.cooling:
+        text = q
+        if q in site.cooling_fixed_usd:
+            fixed = f"(+{fmt(site.cooling_fixed_usd[q], 'usd')})"
+            text += " " + mark(fixed, _estimated(site, "cooling_fixed_usd"))
+        if q in site.cooling_capacity_mw:
+            cap = fmt(site.cooling_capacity_mw[q] * 1000, "mw")
+            text += " " + mark(f"<= {cap}", _estimated(site, "cooling_capacity_mw"))
+        cells.append(text)
+    return ", ".join(cells)
+
+
+def _rent(site: Any, mark: _Marks) -> str:
+    """A leased hall's rent (and its liquid premium); none for an owned one."""
+    if site.owned:
+        return "-"
+    name = "colocation_usd_per_kw_month"
+    rent = mark(_stepped(site, name, 1, "usd"), _estimated(site, name))
+    if not site.liquid_premium_usd_per_kw_month:
+        return rent
+    premium = _stepped(site, "liquid_premium_usd_per_kw_month", 1, "usd")
+    return f"{rent}\n+{mark(premium, _estimated(site, 'liquid_premium_usd_per_kw_month'))} liquid"
 
 
 def _stepped(site: Any, name: str, scale: float, kind: str) -> str:

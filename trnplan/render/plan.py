@@ -18,6 +18,7 @@ from trnplan.render.tables import Col, Grid, spaced
 OPEX_PARTS = (
     ("energy_usd_per_year", "energy per year"),
     ("colocation_usd_per_year", "colocation per year"),
+    ("residual_usd_per_year", "residual past the window a year"),
     ("maintenance_usd_per_year", "maintenance per year"),
 )
 

@@ -22,6 +22,7 @@ SINGULAR = {
     "sites": "site",
     "scenarios": "scenario",
     "workloads": "workload",
+    "power_chains": "power chain",
 }
 
 ID_RE = re.compile(ID_PATTERN.removeprefix("^").removesuffix("$"))

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import trnplan
-from trnplan.catalog import KINDS, Catalog, Origin, Sources, catalog_entity
+from trnplan.catalog import KINDS, Catalog, Origin, SiteSpec, Sources, catalog_entity
 from trnplan.catalog import inputs_digest as catalog_inputs_digest
 from trnplan.catalog.ranges import outside_values
 from trnplan.errors import Problem, SpecError, did_you_mean
@@ -311,7 +311,7 @@ def _read_dir(root: Path, problems: list[Problem]) -> tuple[Entities, bool]:
 
 
 _UNKNOWN = re.compile(
-    r"^unknown (chip|form|switch|cooling type|site|scenario|workload) '([a-z0-9][a-z0-9.-]*)'"
+    r"^unknown (chip|form|switch|cooling type|site|scenario|workload|power chain) '([a-z0-9][a-z0-9.-]*)'"
 )
 
 
@@ -405,14 +405,24 @@ def _ranges_off(models: dict[EntityKey, BaseModel], merged: Entities) -> list[Pr
     return found
 
 
+def _unread(models: dict[EntityKey, BaseModel], merged: Entities) -> tuple[Problem, ...]:
+    """Warnings for figures no plan reads: an owned site's rent (it pays none)."""
+    found = []
+    for key, model in sorted(models.items()):
+        if isinstance(model, SiteSpec) and model.owned_with_rent:
+            message = "an owned site pays no rent: this figure is not read (leave it out, or lease the site)"
+            found.append(merged[key].problem(("colocation_usd_per_kw_month",), message))
+    return tuple(found)
+
+
 def _catalog(models: dict[EntityKey, BaseModel], merged: Entities, sources: Sources) -> Catalog:
-    """The `Catalog` of validated models, each with the origin of its raw entity."""
+    """The `Catalog` of validated models, each with the origin of its raw entity, and the warnings."""
     collections: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
     origins: dict[EntityKey, Origin] = {}
     for (kind, entity_id), value in sorted(models.items()):
         collections[kind][entity_id] = catalog_entity(kind, value)
         origins[(kind, entity_id)] = Origin(*merged[(kind, entity_id)].origin)
-    return Catalog(**collections, origins=origins, sources=sources)
+    return Catalog(**collections, origins=origins, sources=sources, warnings=_unread(models, merged))
 
 
 def load_specs(dirs: Sequence[str | Path] | None = None, overrides: Sequence[str] = ()) -> Catalog:

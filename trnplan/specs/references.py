@@ -82,16 +82,20 @@ def _form_refs(check: _Checker, data: dict[str, Any]) -> None:
 
 
 def _site_refs(check: _Checker, data: dict[str, Any]) -> None:
-    """A site's cooling types, and the keys of its cooling_fixed_usd among them."""
+    """A site's cooling types, the keys of its cooling_fixed_usd and cooling_capacity_mw among them, and
+    its power chain (redundancy)."""
     coolings = [cooling for _i, cooling in _strings(data.get("cooling"))]
     check.each(data, "cooling", "cooling")
-    for cooling in _mapping(data, "cooling_fixed_usd"):
-        if cooling not in coolings and ID_RE.fullmatch(cooling):
-            listed = ", ".join(coolings) or "none listed"
-            message = f"'{cooling}' is not among this site's cooling ({listed})" + did_you_mean(
-                cooling, coolings
-            )
-            check.report(("cooling_fixed_usd", cooling), message)
+    for name in ("cooling_fixed_usd", "cooling_capacity_mw"):
+        for cooling in _mapping(data, name):
+            if cooling not in coolings and ID_RE.fullmatch(cooling):
+                listed = ", ".join(coolings) or "none listed"
+                message = f"'{cooling}' is not among this site's cooling ({listed})" + did_you_mean(
+                    cooling, coolings
+                )
+                check.report((name, cooling), message)
+    if "redundancy" in data:
+        check.ref(("redundancy",), data["redundancy"], ["power_chains"])
 
 
 def _fabric_refs(check: _Checker, data: dict[str, Any]) -> None:
