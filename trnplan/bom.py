@@ -191,12 +191,15 @@ def bom_to_csv(bom: Bom) -> str:
 
 
 def bom_to_dict(bom: Bom) -> dict[str, Any]:
-    """The JSON form: format, scenario, lines (each with its share), total_usd, capex_usd and subtotals by
-    site and category; a purchase schedule's lines name their period, and it has subtotals by period."""
-    lines = [
-        {**line.model_dump(exclude=None if bom.phased else {"period"}), "share": bom.share(line)}
-        for line in bom.lines
-    ]
+    """The JSON form: format, scenario, lines (each with its share; its life_years where it has its own),
+    total_usd, capex_usd and subtotals by site and category; a purchase schedule's lines name their period,
+    and it has subtotals by period."""
+    def fields(line: BomLine) -> set[str]:
+        """Left out: a single-period BOM's period; a life_years a line does not have of its own."""
+        period = set() if bom.phased else {"period"}
+        return period | ({"life_years"} if line.life_years is None else set())
+
+    lines = [{**line.model_dump(exclude=fields(line)), "share": bom.share(line)} for line in bom.lines]
     data: dict[str, Any] = {
         "format": BOM_FORMAT,
         "scenario": bom.scenario,
