@@ -215,3 +215,38 @@ def test_validate_warns_of_an_owned_sites_rent(tmp_path: Path) -> None:
     assert "warning:" in result.stderr and "sites.a.colocation_usd_per_kw_month" in result.stderr
     assert "an owned site pays no rent" in result.stderr
     assert ": OK" in result.stdout
+
+
+def test_the_alternatives_say_what_it_costs_not_to_own_a_site() -> None:
+    """An owned hall the plan builds is a choice: the alternative "owning a" is the best plan without it
+    (here at the leased site b, dearer), and the plan's re-check holds."""
+    specs = _owned(base_specs(), build_usd_per_mw=1_000_000, facility_life_years=15)
+    specs["sites"]["b"] = {
+        "it_power_mw": 1,
+        "rack_positions": 100,
+        "cooling": ["air", "liquid"],
+        "electricity_usd_per_kwh": 0.1,
+        "colocation_usd_per_kw_month": 300,
+    }
+    specs["scenarios"]["s"]["sites"] = ["a", "b"]
+    catalog = _catalog(specs)
+    plan = plan_scenario(catalog, "s", alternatives=10)
+    assert set(plan.sites) == {"a"}
+    alt = next(a for a in plan.alternatives if a.without == "owning a")
+    assert alt.tco_usd is not None and alt.tco_usd > plan.totals.tco_usd
+    assert alt.choice.startswith("b: ")
+    assert check_plan(plan, catalog) == []
+
+
+def test_the_shipped_catalog_has_an_owned_hall_beside_leased_ones() -> None:
+    """An owned site with a cited build cost per MW, a power chain with a cited cost, and leased sites."""
+    from trnplan.specs.load import load_specs
+
+    catalog = load_specs()
+    owned = [s for s in catalog.sites.values() if s.owned]
+    assert owned and any(not s.owned for s in catalog.sites.values())
+    for site in owned:
+        assert site.build_usd_per_mw > 0 and site.facility_life_years is not None
+        assert any("CW-25" in s for s in site.sources)
+        chain = catalog.power_chains[site.redundancy or ""]
+        assert chain.usd_per_mw > 0 and any("BERN" in s for s in chain.sources)

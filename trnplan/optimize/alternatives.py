@@ -1,5 +1,5 @@
-"""Alternatives: for each choice the optimum makes (a form, a cooling, a switch), the best solution
-without it anywhere, re-solved on the same model with that choice's variables fixed to zero."""
+"""Alternatives: for each choice the optimum makes (a form, a cooling, a switch, an owned site it builds),
+the best solution without it anywhere, re-solved on the same model with that choice's variables fixed to zero."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ def _exclude(model: Model, kind: str, item: str) -> list[tuple[Any, Any]]:
     """Forbid one choice everywhere by zeroing the bounds of its variables; returns (var, old bound) pairs."""
     touched = []
     for sm in model.sites:
-        if kind == "scale-out switch":
+        if kind == "owning":  # an owned site: the plan that leaves it unbuilt
+            variables = list(sm.n) if sm.site == item else []
+        elif kind == "scale-out switch":
             variables = [y for (o, _t), y in sm.y.items() if o == item]
         else:
             field = CHOICE_FIELDS[kind]
@@ -42,6 +44,12 @@ def _exclude(model: Model, kind: str, item: str) -> list[tuple[Any, Any]]:
             touched.append((var, var.upBound))
             var.upBound = 0
     return touched
+
+
+def owned_sites(catalog: Catalog, best: Decisions) -> list[tuple[str, str]]:
+    """The owned sites the optimum builds, as choices ("owning", site): what would it cost not to own it?"""
+    used = sorted({d.site for d in best.deployments})
+    return [("owning", site) for site in used if site in catalog.sites and catalog.sites[site].owned]
 
 
 def _rank(alt: AlternativeSolution, objective: str, best_value: float) -> tuple[int, float, str]:
@@ -92,7 +100,8 @@ def find_alternatives(
     if model is None:
         model = build_model(catalog, scenario_id)
     try:
-        ranked_choices = _by_bound(model, scenario.objective, best.chosen_items(), deadline)
+        choices = best.chosen_items() + owned_sites(catalog, best)
+        ranked_choices = _by_bound(model, scenario.objective, choices, deadline)
     except OutOfTime:
         return []
     pool = _Found()
@@ -153,7 +162,8 @@ def _without(
     ev = evaluate_decisions(catalog, scenario_id, decisions)
     if ev.totals.tco_usd > 0:
         values = {v.name: float(v.varValue or 0.0) for v in model.prob.variables()}
-        pool.seeds.append((decisions.chosen_items(), perf_of(ev.totals) / ev.totals.tco_usd, values))
+        items = decisions.chosen_items() + owned_sites(catalog, decisions)
+        pool.seeds.append((items, perf_of(ev.totals) / ev.totals.tco_usd, values))
     if result.objective is not None:
         pool.kept.append(result.objective)
     value = objective_value(catalog.scenarios[scenario_id].objective, ev.totals)
