@@ -188,7 +188,7 @@ def test_show_bad_kind_is_a_usage_error_naming_the_choices(world) -> None:
 
 @pytest.mark.parametrize(("kind", "said"), [
     ("bogus", "error: unknown kind 'bogus' (kinds: chips, forms, switches, cooling, sites, scenarios, "
-              "workloads)"),
+              "workloads, power_chains)"),
     ("chip", "error: unknown kind 'chip'; did you mean 'chips'?"),
 ])
 def test_show_unknown_kind_is_said_like_an_unknown_scenario(world, kind: str, said: str) -> None:

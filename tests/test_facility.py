@@ -250,3 +250,17 @@ def test_the_shipped_catalog_has_an_owned_hall_beside_leased_ones() -> None:
         assert any("CW-25" in s for s in site.sources)
         chain = catalog.power_chains[site.redundancy or ""]
         assert chain.usd_per_mw > 0 and any("BERN" in s for s in chain.sources)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_show_sites_shows_ownership_redundancy_usable_power_and_cooling_capacity(columns: int) -> None:
+    result = run("show", "sites", columns=columns)
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "owned $5.95M/MW* 14y" in " ".join(text.split())
+    assert "n-plus-1: 64.0 MW" in text and "usable" in text
+    assert "air <= 24.0 MW" in text
+    assert "leased" in text
+    assert max(len(line) for line in text.splitlines()) <= columns
+    chains = run("show", "power_chains", columns=columns)
+    assert chains.exit_code == 0 and "n-plus-1" in chains.stdout and "80%" in chains.stdout

@@ -162,6 +162,24 @@ def _cooling_table(catalog: Catalog, cooling: dict[str, Any], mark: _Marks) -> G
     return t
 
 
+def _power_chains_table(catalog: Catalog, chains: dict[str, Any], mark: _Marks) -> Grid:
+    """Each redundancy level: the share of a hall's power it leaves usable and its cost per MW of IT."""
+    t = Grid(
+        None,
+        [Col("power chain"), Col("name", wrap=True, min_width=16), Col("usable", right=True),
+         Col("$/MW of IT", right=True)],
+        stack=[(0, 1), (2, 3)],
+    )
+    for cid, c in sorted(chains.items()):
+        t.add_row(
+            cid,
+            c.name or "",
+            mark(fmt(c.usable_share, "pct"), _estimated(c, "usable_share")),
+            mark(fmt(c.usd_per_mw, "usd"), _estimated(c, "usd_per_mw")),
+        )
+    return t
+
+
 def _sites_table(catalog: Catalog, sites: dict[str, Any], mark: _Marks) -> Grid:
     t = Grid(
         None,
@@ -195,9 +213,9 @@ def _ownership(site: Any, mark: _Marks) -> str:
         return "leased"
     parts = ["owned"]
     if site.build_usd_per_mw:
-        parts.append(mark(f"{fmt(site.build_usd_per_mw, 'usd')}/MW", _estimated(site, "build_usd_per_mw")))
+        parts.append(mark(f"${site.build_usd_per_mw / 1e6:.3g}M/MW", _estimated(site, "build_usd_per_mw")))
     if site.facility_life_years is not None:
-        parts.append(mark(f"{site.facility_life_years:g} y", _estimated(site, "facility_life_years")))
+        parts.append(mark(f"{site.facility_life_years:g}y", _estimated(site, "facility_life_years")))
     return " ".join(parts)
 
 
@@ -361,4 +379,5 @@ _CATALOG_TABLES = {
     "sites": _sites_table,
     "scenarios": _scenarios_table,
     "workloads": _workloads_table,
+    "power_chains": _power_chains_table,
 }
