@@ -145,7 +145,7 @@ def prepare_sites(
             option = make_option(catalog, form_id, cooling_id, switch_id, efficiency, site_id)
             candidates.append((option, why))
         if prune and not elastic:
-            priced = price_schedules(catalog)
+            priced = when is not None and price_schedules(catalog)  # prices at one moment without periods
             keep = {id(o) for o in undominated([o for o, _ in candidates], scenario, when, priced)}
             candidates = [(o, why) for o, why in candidates if id(o) in keep]
         for opt, why in candidates:
