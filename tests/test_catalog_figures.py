@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from trnplan.catalog import Catalog, form_derived
+from trnplan.catalog.periods import catalog_at
 from trnplan.costs import make_option, site_options
 from trnplan.costs.fabric import tier_capacity
 from trnplan.specs.load import load_specs
@@ -166,7 +167,9 @@ def test_nvl72_rack_power_and_price(catalog: Catalog) -> None:
 
 
 def test_trainium_price_rule(catalog: Catalog) -> None:
-    """Custom silicon: all-in per FP8 PFLOP at 50% of GB200's (Trn3, "up to 50% cheaper"), 65% for Trn2."""
+    """Custom silicon: all-in per FP8 PFLOP at 50% of GB200's (Trn3, "up to 50% cheaper", at its launch
+    price: its path falls from 2027), 65% for Trn2."""
+    catalog = catalog_at(catalog, "trn3-100k", "2026-06")
     gb200 = make_option(catalog, "gb200-nvl72", "liquid", "nvlink5-tray")
     gb200_kit_usd = gb200.capex_usd - gb200.it_kw * catalog.cooling["liquid"].capex_usd_per_kw
     gpu_per_pf = gb200_kit_usd / gb200.fp8_pflops
@@ -272,10 +275,15 @@ def test_scale_up_switches(catalog: Catalog) -> None:
 
 
 def test_site_prices_are_the_published_rates(catalog: Catalog) -> None:
-    assert catalog.sites["iad-air"].electricity_usd_per_kwh == pytest.approx(0.0892)  # EIA VA 2023
-    assert catalog.sites["ind-new"].electricity_usd_per_kwh == pytest.approx(0.0824)  # EIA IN 2023
-    assert catalog.sites["wa-remote"].electricity_usd_per_kwh == pytest.approx(0.0635)  # EIA WA 2023
-    assert catalog.sites["ind-new"].colocation_usd_per_kw_month == pytest.approx(184.06)  # CBRE H2 2024
+    """PJM halls pay 2026 power: the EIA rate plus PJM's capacity price rise to 2026/27 at full load."""
+    pjm_2026 = (329.17 - 28.92) / 24 / 1000  # USD/MW-day -> USD/kWh
+    sites = catalog.sites
+    assert sites["iad-air"].electricity_usd_per_kwh == pytest.approx(0.0892 + pjm_2026, abs=1e-4)  # EIA VA
+    assert sites["ind-new"].electricity_usd_per_kwh == pytest.approx(0.0901 + pjm_2026, abs=1e-4)  # EIA IN
+    assert sites["ind-own"].electricity_usd_per_kwh == sites["ind-new"].electricity_usd_per_kwh
+    assert catalog.sites["wa-remote"].electricity_usd_per_kwh == pytest.approx(0.0635)  # EIA WA 2023, not PJM
+    # a 64 MW secondary-market hall leases wholesale: ~7 B USD for 250 MW over 15 years (Applied Digital)
+    assert catalog.sites["ind-new"].colocation_usd_per_kw_month == pytest.approx(7e9 / 250_000 / 180, abs=1)
     assert catalog.sites["iad-air"].colocation_usd_per_kw_month == pytest.approx(195.94)  # CBRE H2 2025
 
 
