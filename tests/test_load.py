@@ -195,9 +195,9 @@ def test_file_level_problems(tmp_path: Path) -> None:
     )
     assert problems_of([specs]) == [
         f"{specs}/a.yaml:1:1: chip: unknown collection 'chip' (expected chips, forms, switches, cooling, "
-        "sites, scenarios, workloads); did you mean 'chips'?",
+        "sites, scenarios, workloads, power_chains); did you mean 'chips'?",
         f"{specs}/b.yaml:1:1: a spec file is a mapping of chips, forms, switches, cooling, sites, scenarios, "
-        "workloads; got a list of 1 item",
+        "workloads, power_chains; got a list of 1 item",
         f"{specs}/c.yaml:1:1: chips: expected a mapping of id -> chip, got a list of 1 item",
     ]
 
@@ -419,7 +419,7 @@ def test_bad_set_paths_and_values_are_located_at_the_argument(tmp_path: Path) ->
         ),
     ) == [
         "--set:1:1: site: unknown collection 'site' (expected chips, forms, switches, cooling, sites, "
-        "scenarios, workloads); did you mean 'sites'?",
+        "scenarios, workloads, power_chains); did you mean 'sites'?",
         "--set:2:7: sites.iad-b: unknown site 'iad-b'; did you mean 'iad-a'?",
         "--set:3:24: sites.iad-a.it_power_m: unknown field 'it_power_m'; did you mean 'it_power_mw'?",
         "--set:4:25: sites.iad-a.it_power_mw: 40000 MW is outside the plausible range 0.01 to 10000 MW; "

@@ -42,7 +42,7 @@ def test_schema_is_a_valid_2020_12_schema_with_identity() -> None:
     assert schema["$id"] and schema["title"] == "trnplan spec file"
     assert "chips" in schema["description"]
     assert sorted(schema["properties"]) == [
-        "chips", "cooling", "forms", "scenarios", "sites", "switches", "workloads"
+        "chips", "cooling", "forms", "power_chains", "scenarios", "sites", "switches", "workloads"
     ]
     assert schema["additionalProperties"] is False
     assert isinstance(validator(), jsonschema.Draft202012Validator)
