@@ -608,7 +608,7 @@ def line_list(paths: list[KeyPath]) -> str:
 
 
 def test_an_edited_units_is_refused_at_its_own_line_and_its_total_names_every_part() -> None:
-    """The user trial's edit: one deployment's `units` 380 -> 386. Refused at that line (its 760 racks are
+    """The user trial's edit: one deployment's `units` -> 386. Refused at that line (its racks are
     not 386 x 2, the racks per unit of the form in its other deployments, whose lines are named), and the
     total names the line of each deployment's units, the edited one among them."""
     units, total = mark(SHIPPED, IAD_UNITS)[0], mark(SHIPPED, ("totals", "units"))[0]
@@ -619,18 +619,22 @@ def test_an_edited_units_is_refused_at_its_own_line_and_its_total_names_every_pa
     ]
     assert len(others) == 2
     parts = line_list([(*IAD_UNITS[:-1], "racks"), *others])
+    dep = DATA["sites"]["iad-air"]["deployments"][0]
+    racks, had, all_units = dep["racks"], dep["units"], DATA["totals"]["units"]
     assert refusal(set_value(SHIPPED, IAD_UNITS, "386")) == [
         f"p.yaml:{units}:7: {DOES_NOT_ADD_UP}sites.iad-air.deployments.0.units 386 at line {units} is not "
-        f"its racks / 2, the racks per unit of trn3-nl32x2 in its other deployments (760 / 2 = 380: "
+        f"its racks / 2, the racks per unit of trn3-nl32x2 in its other deployments ({racks} / 2 = {had}: "
         f"lines {parts})",
-        f"p.yaml:{total}:3: {DOES_NOT_ADD_UP}totals.units 1,350 at line {total} is not the sum of its "
-        f"deployments' units (1,356: lines {line_list([(*d, 'units') for d in DEPLOYMENTS])})",
+        f"p.yaml:{total}:3: {DOES_NOT_ADD_UP}totals.units {all_units:,} at line {total} is not the sum of "
+        f"its deployments' units ({all_units - had + 386:,}: "
+        f"lines {line_list([(*d, 'units') for d in DEPLOYMENTS])})",
     ]
 
 
 def test_units_edited_with_its_total_is_still_refused_at_the_units_line() -> None:
-    """The sums agree again, but 386 units are not 760 racks of a two-rack unit."""
-    edited = set_value(set_value(SHIPPED, IAD_UNITS, "386"), ("totals", "units"), "1356")
+    """The sums agree again, but 386 units are not the deployment's racks of a two-rack unit."""
+    had, all_units = DATA["sites"]["iad-air"]["deployments"][0]["units"], DATA["totals"]["units"]
+    edited = set_value(set_value(SHIPPED, IAD_UNITS, "386"), ("totals", "units"), str(all_units - had + 386))
     assert_located(SHIPPED, IAD_UNITS, edited, "units 386 at line")
     assert len(refusal(edited)) == 1
 
