@@ -562,9 +562,9 @@ def test_a_plan_cut_inside_a_line_says_it_looks_cut_off_there(after: str, keep: 
 
 
 def test_a_last_value_cut_short_is_refused_with_a_hint_that_the_file_ends_there() -> None:
-    """`usd_per_pflop_hour: 0.3` (of 0.319857) is a number; only the sums and the missing line break tell."""
-    assert SHIPPED.endswith("  usd_per_pflop_hour: 0.319857\n")
-    cut = SHIPPED[: -len("19857\n")]
+    """`usd_per_pflop_hour: 0.3` (of 0.31736) is a number; only the sums and the missing line break tell."""
+    assert SHIPPED.endswith("  usd_per_pflop_hour: 0.31736\n")
+    cut = SHIPPED[: -len("1736\n")]
     (problem,) = refusal(cut)
     assert problem.startswith(f"p.yaml:{end_of(cut)[0]}:3: plan file does not add up (edited or damaged?): ")
     assert problem.endswith("(the file ends on this line, without a line break: is it cut off?)"), problem
