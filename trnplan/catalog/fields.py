@@ -18,16 +18,19 @@ FIELD_DOCS: dict[str, str] = {
     "Provenance.notes": "Free text: the reasoning behind estimates and anything a reader should know.",
     "Provenance.ranges": "Field path -> [low, high]: what `trnplan sweep --sample` draws the field from.",
     # chips
-    "Chip.name": "The chip's name as people say it, e.g. Trainium3.",
-    "Chip.vendor": "Who makes or sells the chip.",
-    "Chip.tdp_w": "Thermal design power of one chip, in watts (W).",
-    "Chip.dense_tflops": "Dense peak TFLOPS per chip by precision (fp8 required; bf16, fp32, mxfp4...).",
-    "Chip.hbm": "The chip's HBM: generation, stacks, GB per stack, pin rate and bus width.",
-    "Chip.scale_up": "The chip's scale-up link: PCIe generation (or lane rate) and lane count.",
-    "Chip.scale_out_gbps": "Scale-out network bandwidth per chip, in Gb/s (one direction).",
-    "Chip.unit_usd": "Price of one chip, in USD.",
-    "Chip.available_from": "First month (YYYY-MM) the chip can be bought; none: always.",
-    "Chip.mtbf_hours": "Mean hours between job-interrupting failures, per chip (for goodput).",
+    "ChipSpec.name": "The chip's name as people say it, e.g. Trainium3.",
+    "ChipSpec.vendor": "Who makes or sells the chip.",
+    "ChipSpec.tdp_w": "Thermal design power of one chip, in watts (W).",
+    "ChipSpec.dense_tflops": "Dense peak TFLOPS per chip by precision (fp8 required; bf16, fp32, mxfp4...).",
+    "ChipSpec.hbm": "The chip's HBM: generation, stacks, GB per stack, pin rate and bus width.",
+    "ChipSpec.scale_up": "The chip's scale-up link: PCIe generation (or lane rate) and lane count.",
+    "ChipSpec.scale_out_gbps": "Scale-out network bandwidth per chip, in Gb/s (one direction).",
+    "ChipSpec.unit_usd": "Price of one chip, in USD; a number or a schedule {YYYY-MM: USD} (each period's "
+    "purchases at the price then; before its first entry, that entry).",
+    "ChipSpec.available_from": "First month (YYYY-MM) the chip can be bought; none: always.",
+    "ChipSpec.mtbf_hours": "Mean hours between job-interrupting failures, per chip (for goodput).",
+    "ChipSpec.life_years": "Years the chip serves, annuitised over them (a life past the window leaves a "
+    "residual value); none: the scenario's horizon.",
     "Hbm.generation": "HBM generation, e.g. HBM3E.",
     "Hbm.stacks": "HBM stacks per chip.",
     "Hbm.stack_gb": "Capacity of one HBM stack, in GB.",
@@ -68,21 +71,24 @@ FIELD_DOCS: dict[str, str] = {
     "ScaleUpOption.switch": "A scale-up switch the form accepts (a `switches` id).",
     "ScaleUpOption.per_rack": "Switches of that kind per rack.",
     # switches
-    "Switch.name": "The switch's name as people say it.",
-    "Switch.vendor": "Who makes or sells the switch.",
-    "Switch.role": "scale_up (inside a domain) or scale_out (the network between racks).",
-    "Switch.protocol": "Protocol it speaks, e.g. pcie6, ualink, ethernet.",
-    "Switch.lanes": "Lanes of a scale-up switch.",
-    "Switch.ports": "Ports of a scale-up switch.",
-    "Switch.bandwidth_gbps": "Total switching bandwidth of a scale-out switch, in Gb/s.",
-    "Switch.port_gbps": "Rate of one scale-out port, in Gb/s; bandwidth_gbps / port_gbps is the radix.",
-    "Switch.rack_units": "Height of a scale-out switch, in U (network racks hold 42).",
-    "Switch.power_w": "Power of one switch, in W, optics excluded.",
-    "Switch.unit_usd": "Price of one switch, in USD.",
-    "Switch.optic_usd": "Price of one optic (transceiver) for its ports, in USD.",
-    "Switch.optic_w": "Power of one optic, in W.",
-    "Switch.available_from": "First month (YYYY-MM) the switch can be bought.",
-    "Switch.latency_ns": "Port-to-port latency, in ns.",
+    "SwitchSpec.name": "The switch's name as people say it.",
+    "SwitchSpec.vendor": "Who makes or sells the switch.",
+    "SwitchSpec.role": "scale_up (inside a domain) or scale_out (the network between racks).",
+    "SwitchSpec.protocol": "Protocol it speaks, e.g. pcie6, ualink, ethernet.",
+    "SwitchSpec.lanes": "Lanes of a scale-up switch.",
+    "SwitchSpec.ports": "Ports of a scale-up switch.",
+    "SwitchSpec.bandwidth_gbps": "Total switching bandwidth of a scale-out switch, in Gb/s.",
+    "SwitchSpec.port_gbps": "Rate of one scale-out port, in Gb/s; bandwidth_gbps / port_gbps is the radix.",
+    "SwitchSpec.rack_units": "Height of a scale-out switch, in U (network racks hold 42).",
+    "SwitchSpec.power_w": "Power of one switch, in W, optics excluded.",
+    "SwitchSpec.unit_usd": "Price of one switch, in USD; a scale-up switch's may be a schedule "
+    "{YYYY-MM: USD}.",
+    "SwitchSpec.optic_usd": "Price of one optic (transceiver) for its ports, in USD.",
+    "SwitchSpec.optic_w": "Power of one optic, in W.",
+    "SwitchSpec.available_from": "First month (YYYY-MM) the switch can be bought.",
+    "SwitchSpec.latency_ns": "Port-to-port latency, in ns.",
+    "SwitchSpec.life_years": "Years the switch and its optics serve, annuitised over them; none: the "
+    "scenario's horizon.",
     # cooling
     "Cooling.name": "The cooling type's name as people say it.",
     "Cooling.max_rack_kw": "Most IT power one rack may draw under this cooling, in kW.",
@@ -100,10 +106,25 @@ FIELD_DOCS: dict[str, str] = {
     "SiteSpec.max_rack_kw": "Floor or busway limit on one rack's IT power, in kW.",
     "SiteSpec.electricity_usd_per_kwh": "Electricity price, in USD per kWh (0.07, not 7 cents nor 70 $/MWh); "
     "a number or a schedule.",
-    "SiteSpec.colocation_usd_per_kw_month": "Colocation rent per IT kW and month, in USD; a number or a "
-    "schedule.",
-    "SiteSpec.ownership": "colocation (rent pays the hall) or owned (the build and cooling plant are capex).",
+    "SiteSpec.colocation_usd_per_kw_month": "Rent of a leased hall per IT kW and month, in USD; a "
+    "number or a schedule; an owned site need not state it (it pays none).",
+    "SiteSpec.ownership": "leased (rent pays the hall; colocation is its old name) or owned (the build, "
+    "power chain and cooling plant are capex).",
     "SiteSpec.build_usd_per_mw": "Owned site: cost to build the hall per MW of IT used, in USD/MW.",
+    "SiteSpec.facility_life_years": "Owned site: years the hall serves, its build annuitised over them; "
+    "none: the scenario's horizon.",
+    "SiteSpec.redundancy": "The hall's power chain (a `power_chains` id): its usable share of it_power_mw "
+    "and, owned, its cost per MW; none: all of it_power_mw is usable.",
+    "SiteSpec.cooling_capacity_mw": "Cooling id -> most IT MW (compute and network) that type can cool; a "
+    "type left out: bounded by the site's power.",
+    "SiteSpec.liquid_premium_usd_per_kw_month": "Leased site: rent per kW cooled by a type other than air "
+    "and month, in USD, above the air rent; a number or a schedule.",
+    # power chains
+    "PowerChain.name": "The redundancy level's name as people say it, e.g. N+1.",
+    "PowerChain.usable_share": "Share of a hall's it_power_mw usable under this chain, a fraction "
+    "(0.5 for 2N).",
+    "PowerChain.usd_per_mw": "Cost of the chain (generators, UPS, transformers) per MW of IT, in USD/MW; "
+    "paid at an owned site.",
     # scenarios
     "ScenarioSpec.description": "What the scenario asks, in one line.",
     "ScenarioSpec.sites": "Sites the plan may use (`sites` ids).",

@@ -1,5 +1,6 @@
-"""Alternatives: for each choice the optimum makes (a form, a cooling, a switch, an owned site it builds),
-the best solution without it anywhere, re-solved on the same model with that choice's variables fixed to zero."""
+"""Alternatives: for each choice the optimum makes (a form, a cooling, a switch, an owned site it
+builds), the best solution without it anywhere, re-solved on the same model with that choice's variables
+fixed to zero."""
 
 from __future__ import annotations
 

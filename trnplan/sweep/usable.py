@@ -11,7 +11,8 @@ from trnplan.costs import all_options, option_problems, scale_out_switches
 def usable_ids(catalog: Catalog, scenario_id: str) -> dict[str, set[str]]:
     """Ids per kind a scenario's plan can depend on (kinds not listed: all of them): the scenario, its
     sites and workload; the forms, chips, coolings and scale-up switches of the options some site of
-    the scenario may use; the scale-out switches it may use; the fabric's cooling; the power chains its sites name."""
+    the scenario may use; the scale-out switches it may use; the fabric's cooling; the power chains its
+    sites name."""
     scenario = catalog.scenarios[scenario_id]
     allowed = [
         (f, q, u)
@@ -29,5 +30,7 @@ def usable_ids(catalog: Catalog, scenario_id: str) -> dict[str, set[str]]:
         "switches": switches & set(catalog.switches),
         "cooling": {q for _, q, _ in allowed} | {scenario.fabric.cooling},
         "workloads": {workload} if workload else set(),
-        "power_chains": {catalog.sites[s].redundancy for s in scenario.sites if s in catalog.sites} - {None},
+        "power_chains": {
+            chain for s in scenario.sites if s in catalog.sites and (chain := catalog.sites[s].redundancy)
+        },
     }
