@@ -199,7 +199,7 @@ def test_empty_bom() -> None:
 
 def test_csv_names_the_form_and_the_racks_each_line_is_for() -> None:
     """trn3-100k: at a site of one form every compute line (chips, rack kit, copper, scale-up switches,
-    cooling used by no network) names that form and its racks; at wa-remote (two forms, one chip) each
+    cooling used by no network) names that form and its racks; at ind-new (two forms, one chip) each
     rack kit line names its own form and the shared chips line none; fabric lines name none."""
     plan = read_plan(PLANS / "trn3-100k.yaml")
     rows = list(csv.DictReader(io.StringIO(bom_to_csv(build_bom(plan)))))
@@ -211,9 +211,9 @@ def test_csv_names_the_form_and_the_racks_each_line_is_for() -> None:
             assert int(row["racks"]) == racks[(row["site"], row["form"])], row
     by = {(r["site"], r["category"], r["form"]) for r in rows}
     assert ("iad-air", "chips", "trn3-nl32x2") in by and ("iad-air", "scale_up", "trn3-nl32x2") in by
-    assert ("wa-remote", "chips", "") in by
-    assert {("wa-remote", "compute", "trn3-nl32x2"), ("wa-remote", "compute", "trn3-nl72x2"),
-            ("wa-remote", "cooling", "trn3-nl72x2")} <= by  # liquid: the NL72x2 racks' alone
+    assert ("ind-new", "chips", "") in by
+    assert {("ind-new", "compute", "trn3-nl32x2"), ("ind-new", "compute", "trn3-nl72x2"),
+            ("ind-new", "cooling", "trn3-nl72x2")} <= by  # liquid: the NL72x2 racks' alone
     assert sum(cents(float(r["extended_usd"])) for r in rows) == cents(plan.totals.capex_usd)
 
 
