@@ -561,3 +561,12 @@ def test_an_electricity_price_in_the_wrong_unit_names_every_reading_that_fits(
     (problem,) = info.value.problems
     words = f"{value} USD/kWh is outside the plausible range 0.001 to 2 USD/kWh"
     assert problem.message == words + (f"; {hint}" if hint else "")
+
+
+def test_an_unknown_field_named_like_a_union_tag_is_named(tmp_path: Path) -> None:
+    """A key `'@'` is the user's unknown field, not a tagged union's tag to drop (an IndexError before)."""
+    d = tiny_copy(tmp_path)
+    edit(d / "forms.yaml", "    chip: trn3", "    '@': trn3")
+    found = problems_of([d])
+    assert any("unknown field '@'" in p for p in found), found
+    assert any("missing required field 'chip'" in p for p in found), found

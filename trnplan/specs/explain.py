@@ -116,7 +116,13 @@ def error_path(err: dict[str, Any]) -> tuple[KeyPath, bool]:
     """The key path in the file of one pydantic error, and whether the error is about a mapping's key
     (an id) rather than a value there."""
     # the tags of a tagged union ("@value", "@schedule": `catalog.schedules`) are no part of the spec's paths
-    loc: KeyPath = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("@")))
+    # (an unknown field's own name is kept even when it starts with "@": it is the user's key, not a tag)
+    raw = tuple(err["loc"])
+    unknown = err["type"] == "extra_forbidden"
+    loc: KeyPath = tuple(
+        p for i, p in enumerate(raw)
+        if not (isinstance(p, str) and p.startswith("@") and not (unknown and i == len(raw) - 1))
+    )
     # an unknown field named `[key]` (`--set 'chips.trn3.[key]=1'`) is a field, not pydantic's key marker
     is_key = bool(loc) and loc[-1] == "[key]" and err["type"] != "extra_forbidden"
     return (loc[:-1] if is_key else loc), is_key
