@@ -121,11 +121,13 @@ PROVEN_GAP = 1e-9
 """A relative gap at or below this is rounding: the solve proved its plan optimal."""
 
 
-def proven(status: SolveStatus, gap: float | None) -> tuple[SolveStatus, float | None]:
-    """A solver's "optimal" with a gap left (it stopped at the relative gap asked of it) is a plan proven
-    within that gap, not proven optimal: FEASIBLE. A gap within rounding of 0 is 0."""
+def proven(status: SolveStatus, gap: float | None, target: float) -> tuple[SolveStatus, float | None]:
+    """A solver's "optimal" with a gap left, when a gap was asked (`target` > 0: it stopped at that relative
+    gap), is a plan proven within that gap, not proven optimal: FEASIBLE. Asked for gap 0, "optimal" is the
+    optimum within the solver's absolute tolerance, whatever relative gap it reports (an objective at 0,
+    as Dinkelbach's last step has, makes any relative gap huge). A gap within rounding of 0 is 0."""
     if status is SolveStatus.OPTIMAL:
-        if gap is None or gap <= PROVEN_GAP:
+        if target <= 0 or gap is None or gap <= PROVEN_GAP:
             return status, 0.0
         return SolveStatus.FEASIBLE, gap
     return status, gap
@@ -225,7 +227,7 @@ def _solve_highs(
     gap: float | None = float(info.mip_gap)
     if gap != gap or gap > 1e300:  # type: ignore[operator]  # NaN or inf when no incumbent
         gap = None
-    status, gap = proven(status, gap)
+    status, gap = proven(status, gap, gap_target)
     objective = pulp.value(prob.objective) if status.has_solution else None
     bound = _dual_bound(prob, float(info.mip_dual_bound), objective, gap)
     return SolveResult(
@@ -265,7 +267,7 @@ def _solve_cbc(prob: pulp.LpProblem, time_limit: float | None, gap_target: float
     gap = None
     if status is SolveStatus.OPTIMAL:
         # CBC says "optimal" once within its gapRel, without the gap it reached: the target bounds it.
-        status, gap = proven(status, gap_target)
+        status, gap = proven(status, gap_target, gap_target)
     return SolveResult(status, "CBC", f"bundled with PuLP {version}", gap, objective, termination)
 
 
