@@ -119,6 +119,25 @@ def tiny_world() -> dict[str, Any]:
     return world
 
 
+def ranged_two_sites() -> dict[str, Any]:
+    """The sweeps' world: the tiny world with a second, air-only site of dearer power, its chip price and
+    liquid PUE ranged."""
+    world = base_specs()
+    world["sites"]["b"] = {**world["sites"]["a"], "electricity_usd_per_kwh": 0.3, "cooling": ["air"]}
+    world["scenarios"]["s"]["sites"] = ["a", "b"]
+    world["chips"]["x"]["ranges"] = {"unit_usd": [8000, 12000]}
+    world["cooling"]["liquid"]["ranges"] = {"pue": [1.05, 1.6]}
+    return world
+
+
+def spec_folder(tmp_path: Path, world: dict[str, Any]) -> Path:
+    """`tmp_path/specs` holding `world` as one spec file."""
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "world.yaml").write_text(yaml.safe_dump(world, sort_keys=False))
+    return folder
+
+
 @pytest.fixture(scope="session")
 def tiny_solved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the tiny world solved once: specs/world.yaml, plans/s.yaml and plans/t.yaml

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import conftest
 import pytest
 
 from trnplan.futures import plan_across_futures, risk_of
@@ -106,12 +107,7 @@ def ranged_world() -> dict[str, Any]:
 
 @pytest.fixture()
 def specs(tmp_path) -> Any:
-    import yaml
-
-    folder = tmp_path / "specs"
-    folder.mkdir()
-    (folder / "world.yaml").write_text(yaml.safe_dump(ranged_world(), sort_keys=False))
-    return folder
+    return conftest.spec_folder(tmp_path, ranged_world())
 
 
 def test_optimize_futures_writes_the_plan_file(specs, tmp_path) -> None:

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import conftest
 import pytest
 import yaml
 from conftest import TERMINAL, run
@@ -24,7 +25,6 @@ from trnplan.errors import EXIT_INVALID, EXIT_USAGE
 from trnplan.plan.build import plan_scenario
 from trnplan.specs.load import inputs_digest, load_specs
 from trnplan.sweep.grid import Ranged, sample_runs
-from trnplan.testkit.builders import base_specs
 
 pytest.importorskip("distributed")
 
@@ -33,20 +33,12 @@ GRID = ["--vary", "chips.x.unit_usd=5000,15000", "--vary", "sites.*.electricity_
 
 
 def world_data() -> dict:
-    world = base_specs()
-    world["sites"]["b"] = {**world["sites"]["a"], "electricity_usd_per_kwh": 0.3, "cooling": ["air"]}
-    world["scenarios"]["s"]["sites"] = ["a", "b"]
-    world["chips"]["x"]["ranges"] = {"unit_usd": [8000, 12000]}
-    world["cooling"]["liquid"]["ranges"] = {"pue": [1.05, 1.6]}
-    return world
+    return conftest.ranged_two_sites()
 
 
 @pytest.fixture()
 def specs(tmp_path) -> Path:
-    folder = tmp_path / "specs"
-    folder.mkdir()
-    (folder / "world.yaml").write_text(yaml.safe_dump(world_data(), sort_keys=False))
-    return folder
+    return conftest.spec_folder(tmp_path, world_data())
 
 
 def expanded(row_set: dict, catalog_sites: list[str]) -> list[str]:

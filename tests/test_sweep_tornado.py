@@ -12,8 +12,8 @@ import json
 import random
 from pathlib import Path
 
+import conftest
 import pytest
-import yaml
 from conftest import run
 
 from trnplan.plan.build import plan_scenario
@@ -21,7 +21,6 @@ from trnplan.specs.load import load_specs
 from trnplan.sweep.ranking import MIN_RUNS, rank_inputs
 from trnplan.sweep.report import tornado_to_csv, tornado_to_markdown
 from trnplan.sweep.tornado import is_tornado
-from trnplan.testkit.builders import base_specs
 
 pytest.importorskip("distributed")
 
@@ -31,10 +30,7 @@ UNUSED = ["chips.y.unit_usd", "cooling.rear.pue"]
 
 
 def world_data() -> dict:
-    world = base_specs()
-    world["sites"]["b"] = {**world["sites"]["a"], "electricity_usd_per_kwh": 0.3, "cooling": ["air"]}
-    world["scenarios"]["s"]["sites"] = ["a", "b"]
-    world["chips"]["x"]["ranges"] = {"unit_usd": [8000, 12000]}
+    world = conftest.ranged_two_sites()
     world["chips"]["y"] = {**world["chips"]["x"], "ranges": {"unit_usd": [1, 3]}, "unit_usd": 2}
     world["cooling"]["liquid"]["ranges"] = {"pue": [1.05, 1.6]}
     world["cooling"]["rear"] = {"max_rack_kw": 60, "pue": 1.2, "capex_usd_per_kw": 0,
@@ -45,10 +41,7 @@ def world_data() -> dict:
 
 @pytest.fixture()
 def specs(tmp_path) -> Path:
-    folder = tmp_path / "specs"
-    folder.mkdir()
-    (folder / "world.yaml").write_text(yaml.safe_dump(world_data(), sort_keys=False))
-    return folder
+    return conftest.spec_folder(tmp_path, world_data())
 
 
 def choices(plan) -> dict[str, list[str]]:
