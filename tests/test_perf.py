@@ -203,3 +203,40 @@ def test_plans_of_a_job_state_mfu_and_goodput_and_show_them():
     forged = plan.model_copy(deep=True)
     next(iter(forged.sites.values())).deployments[0] = d.model_copy(update={"mfu": 0.5})
     assert any("mfu" in problem for problem in check_plan(forged, CATALOG))
+
+
+def test_trn3_life_moe_buys_the_144_chip_domain_only_where_space_binds():
+    """The shipped `trn3-life-moe` (trn3-life sized in delivered PFLOPs of the MoE job) chooses in
+    performance terms: the job gets 2-5% more on the 144-chip NL72x2 domain than on the 64-chip NL32x2
+    and the same on every scale-up switch, so NL72x2 (dearer per chip, liquid) is bought only where rack
+    positions bind. Give NL72x2 the ~6% edge it would need and it is bought beyond that hall."""
+    from tests.conftest import PLANS
+    from trnplan.plan import read_plan
+    from trnplan.plan.build import plan_scenario
+
+    plan = read_plan(PLANS / "trn3-life-moe.yaml")
+    assert plan.workload is not None
+    share = plan.workload.efficiency
+    for switch in ("pcie6-160", "pcie6-320", "ualink-200g"):
+        gain = share[f"trn3-nl72x2/{switch}"] / share[f"trn3-nl32x2/{switch}"]
+        assert 1.02 < gain < 1.05
+    for form in ("trn3-nl32x2", "trn3-nl72x2"):
+        values = [share[f"{form}/{s}"] for s in ("pcie6-160", "pcie6-320", "ualink-200g")]
+        assert max(values) - min(values) <= 2e-4
+    nl72 = [(p.start, site) for p in plan.periods or [] for site, s in p.sites.items()
+            for d in s.deployments if d.form == "trn3-nl72x2" and d.bought]
+    assert nl72, "the plan buys no NL72x2"
+    for start, site in nl72:
+        assert f"in {start} {site} rack positions" in " ".join(plan.binding)
+
+    def nl72_chips(p):
+        last = p.periods[-1]
+        return sum(d.chips for s in last.sites.values() for d in s.deployments if d.form == "trn3-nl72x2")
+
+    rules = ("workloads.moe-train.efficiency=[{forms: [trn3-nl72x2], value: 0.341}, "
+             "{forms: [trn3-nl32x2], value: 0.3199}]")
+    edged = plan_scenario(load_specs(overrides=[rules]), "trn3-life-moe", alternatives=0)
+    assert nl72_chips(edged) > 2 * nl72_chips(plan)
+    bought = {site for p in edged.periods or [] for site, s in p.sites.items()
+              for d in s.deployments if d.form == "trn3-nl72x2" and d.bought}
+    assert bought - {site for _, site in nl72}
