@@ -137,6 +137,17 @@ def test_perf_command_table_fits_80_columns():
     assert result.exit_code == 0, result.stderr
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
     assert "trn3-nl72x2" in result.stdout and "MFU" in result.stdout
+    lines = result.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("form"))
+    # One row a form and option under a header that stands over its values (not a record per option)
+    row = next(line for line in lines if line.startswith("trn3-nl72x2"))
+    for word in ("MFU", "efficiency", "PF/chip"):
+        assert word in header
+    assert row.index("pcie6") == header.index("scale-up")
+    assert "not shown at this width: step, compute" in result.stdout
+    wide = run("perf", "moe-train", "--chips", "trn3", "--wide", columns=80)
+    wide_header = next(line for line in wide.stdout.splitlines() if line.startswith("form"))
+    assert all(h in wide_header for h in ("step", "compute", "scale-out", "bubble", "memory"))
 
 
 def test_perf_command_json_fields():

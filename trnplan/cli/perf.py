@@ -9,6 +9,7 @@ import typer
 from trnplan.cli.common import (
     SetOpt,
     SpecsOpt,
+    WideOpt,
     as_data,
     emit,
     format_option,
@@ -44,6 +45,7 @@ def perf(
     fmt: Annotated[PerfFormat, format_option(get_args(PerfFormat))] = "table",
     specs: SpecsOpt = None,
     overrides: SetOpt = None,
+    wide: WideOpt = False,
 ) -> None:
     """What MFU, goodput and efficiency a workload's job gets on each form and scale-up option.
 
@@ -79,6 +81,6 @@ def perf(
     if not rows:
         raise UsageError("no form matches --forms and --chips")
     if fmt == "table":
-        emit(render_perf(workload, catalog.workloads[workload].name, rows))
+        emit(render_perf(workload, catalog.workloads[workload].name, rows), wide=wide)
     else:
         emit(as_data(perf_data(rows), "json"))
