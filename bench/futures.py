@@ -4,6 +4,7 @@ of 1 worker against 2, side by side in one run.
 
     python bench/futures.py                      # futures 5, 10, 20, 50; per-future solves of 20
     python bench/futures.py --sizes 5,10 --per-future 10
+    python bench/futures.py --sizes 20 --per-future 0   # the extensive form only
 """
 
 from __future__ import annotations
@@ -70,12 +71,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scenario", default="trn3-hedge")
     parser.add_argument("--sizes", default="5,10,20,50")
-    parser.add_argument("--per-future", type=int, default=20)
+    parser.add_argument("--per-future", type=int, default=20,
+                        help="futures of the per-future solves (0: skip them)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=600.0)
     args = parser.parse_args()
-    extensive(args.scenario, [int(s) for s in args.sizes.split(",")], args.seed, args.time_limit)
-    per_future(args.scenario, args.per_future, args.seed)
+    if args.per_future < 0:
+        parser.error("--per-future N: N is 0 (skip the per-future solves) or more")
+    extensive(args.scenario, [int(s) for s in args.sizes.split(",") if s.strip()], args.seed, args.time_limit)
+    if args.per_future:
+        per_future(args.scenario, args.per_future, args.seed)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ from typing import Any
 import conftest
 import pytest
 
-from trnplan.futures import plan_across_futures, risk_of
+from trnplan.futures import plan_across_futures
+from trnplan.numbers import risk_of
 from trnplan.optimize.futures import shared_periods
 from trnplan.plan.build import plan_scenario
 from trnplan.testkit.builders import base_specs, catalog_from_dict
@@ -213,3 +214,133 @@ def test_report_and_diff_show_the_futures(specs, tmp_path) -> None:
     shown = run("diff", str(single), str(hedged), "-f", "markdown")
     said = " ".join(shown.stdout.split())
     assert "head: across 2 futures (seed 0, shared to 2026-01): expected TCO" in said
+
+
+@pytest.fixture(scope="module")
+def hedged(tmp_path_factory) -> tuple[Any, Any]:
+    """The ranged tiny world's plan across 3 futures (seed 1), solved once: (spec folder, plan file)."""
+    from conftest import run
+
+    root = tmp_path_factory.mktemp("hedged")
+    specs = conftest.spec_folder(root, ranged_world())
+    out = root / "hedged.yaml"
+    result = run("optimize", "s", "--specs", str(specs), "--futures", "3", "--seed", "1", "--workers", "1",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    return specs, out
+
+
+def _future_catalogs(specs: Any, plan: Any) -> list[Any]:
+    """Each run's catalog: the specs with the inputs it drew."""
+    import json
+
+    from trnplan.specs.load import load_specs
+
+    return [load_specs([specs], [f"{p}={json.dumps(v)}" for p, v in run.set.items()])
+            for run in plan.futures.runs]
+
+
+def test_totals_are_the_expected_figures(hedged) -> None:
+    """Every figure of `totals` is the mean over the futures of that future's own (its periods priced in
+    its catalog): TCO, capex, opex, energy, per-hour figures; counts rounded to whole numbers."""
+    from trnplan.costs import evaluate_decisions
+    from trnplan.plan.body import plan_body
+    from trnplan.plan.check import check_plan, plan_decisions
+    from trnplan.plan.file import read_plan
+
+    specs, out = hedged
+    plan = read_plan(out)
+    catalogs = _future_catalogs(specs, plan)
+    each = []
+    for c, r in zip(catalogs, plan.futures.runs, strict=True):
+        decisions = plan_decisions(plan.model_copy(update={"periods": r.periods}))
+        each.append(plan_body(evaluate_decisions(c, "s", decisions))[0])
+    for key in ("tco_usd", "capex_usd", "opex_usd_per_year", "energy_usd_per_year", "usd_per_pflop_hour",
+                "fp8_pflop_years", "it_power_kw"):
+        mean = sum(t.figure(key) for t in each) / len(each)
+        assert plan.totals.figure(key) == pytest.approx(mean, rel=1e-9, abs=0.02), key
+    assert plan.totals.racks == round(sum(t.racks for t in each) / len(each))
+    assert plan.totals.tco_usd == plan.futures.expected_tco_usd
+    assert plan.objective is not None and plan.objective.value == pytest.approx(plan.totals.tco_usd, abs=0.01)
+    # the shared purchases are not the whole window: the expected TCO is not the top level's own
+    shared_capex = plan.periods[-1].totals.capex_usd
+    assert plan.totals.capex_usd > shared_capex
+    assert check_plan(plan, load_specs_of(specs), catalogs) == []
+
+
+def load_specs_of(specs: Any) -> Any:
+    from trnplan.specs.load import load_specs
+
+    return load_specs([specs])
+
+
+def _edited(out: Any, tmp_path: Any, old: str, new: str, after: str) -> Any:
+    """A copy of the plan file with the first `old` after the line `after` replaced by `new`."""
+    text = out.read_text()
+    at = text.index(after)
+    i = text.index(old, at)
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(text[:i] + new + text[i + len(old):])
+    return edited
+
+
+def test_a_tampered_futures_period_is_refused_on_read(hedged, tmp_path) -> None:
+    """Reading a plan across futures checks each future's periods as it checks its own: a future's period
+    whose installed capex is not what it bought is refused, located at its line (`optimize --check` says
+    the same, and report or diff too)."""
+    import re
+
+    from conftest import run
+
+    from trnplan.errors import InputError
+    from trnplan.plan.file import read_plan
+
+    specs, out = hedged
+    text = out.read_text()
+    start = "\n  runs:\n"  # the first future's first period is the first after it
+    bought = re.search(r"capex_bought_usd: ([0-9.]+)", text[text.index(start):]).group(0)
+    value = float(bought.split(": ")[1])
+    edited = _edited(out, tmp_path, bought, f"capex_bought_usd: {value + 1000:.2f}", start)
+    with pytest.raises(InputError) as caught:
+        read_plan(edited)
+    message = str(caught.value)
+    assert "futures.runs.0.periods.0.totals.capex_usd" in message and "edited.yaml:" in message, message
+    result = run("optimize", "s", "--specs", str(specs), "--futures", "3", "--seed", "1", "--workers", "1",
+                 "--check", "--out", str(edited))
+    assert result.exit_code != 0 and "futures.runs.0.periods.0" in result.stderr
+    assert run("optimize", "s", "--specs", str(specs), "--futures", "3", "--seed", "1", "--workers", "1",
+               "--check", "--out", str(out)).exit_code == 0
+
+
+def test_a_future_priced_other_than_its_draw_fails_the_re_check(hedged) -> None:
+    """A forgery consistent in itself (a run's drawn chip price changed, its periods left as priced) passes
+    the read but not `check_plan` against the future it names: its periods' capex is not that future's."""
+    from trnplan.plan.check import check_plan
+    from trnplan.plan.file import read_plan
+
+    specs, out = hedged
+    plan = read_plan(out)
+    runs = list(plan.futures.runs)
+    drawn = dict(runs[2].set)
+    drawn["chips.x.unit_usd"] = 6000.0 if drawn["chips.x.unit_usd"] > 11000 else 16000.0
+    runs[2] = runs[2].model_copy(update={"set": drawn})
+    forged = plan.model_copy(update={"futures": plan.futures.model_copy(update={"runs": runs})})
+    problems = check_plan(forged, load_specs_of(specs), _future_catalogs(specs, forged))
+    assert any(p.startswith("futures.runs.2.periods.0.") and "capex" in p for p in problems), problems
+    assert not any(p.startswith(("futures.runs.0.", "futures.runs.1.")) for p in problems)
+
+
+def test_the_futures_bench_skips_the_per_future_solves_at_zero() -> None:
+    """`bench/futures.py --per-future 0` times the extensive form only (it crashed with a UsageError)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "futures.py"
+    done = subprocess.run([sys.executable, str(bench), "--sizes", "2", "--per-future", "0"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "| 2 | optimal" in done.stdout and "Per-future" not in done.stdout
+    bad = subprocess.run([sys.executable, str(bench), "--sizes", "2", "--per-future", "-1"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

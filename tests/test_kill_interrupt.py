@@ -288,3 +288,41 @@ def test_ctrl_c_stops_a_highs_solve_that_would_run_for_minutes() -> None:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
     assert out == "interrupted\n", (out, err)
+
+
+ANNOUNCE_FUTURES = """
+    import importlib, sys
+    stage = sys.argv.pop(1)
+    if stage == "extensive form":  # the one MILP that holds every future
+        module = importlib.import_module("trnplan.optimize.highs")
+        name = "run"
+    else:  # the per-future solves on Dask (wait-and-see, the average future's plan)
+        module = importlib.import_module("distributed").Client
+        name = "gather"
+    real = getattr(module, name)
+    def announced(*args, **kwargs):
+        if not getattr(announced, "done", False):
+            announced.done = True
+            print("solving", flush=True)
+        return real(*args, **kwargs)
+    setattr(module, name, announced)
+    from trnplan.cli import main
+    main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("stage", ["extensive form", "per-future solves"])
+def test_ctrl_c_during_futures_exits_130_and_writes_no_plan(stage: str, tmp_path: Path) -> None:
+    """`optimize --futures` on the shipped trn3-hedge, Ctrl-C once the extensive form's HiGHS starts, or once
+    the per-future solves are handed to Dask: exit 130, "interrupted", no plan file, no temporary file."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "hedged.yaml"
+    proc = python(ANNOUNCE_FUTURES, stage, "optimize", "trn3-hedge", "--futures", "5", "--workers", "1",
+                  "--out", str(out))
+    wait_for_line(proc, "solving")
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    stdout, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert err.endswith("interrupted\n") and stdout == "", err
+    assert os.listdir(tmp_path) == []  # no plan, no temporary file

@@ -130,10 +130,11 @@ def build_bom(plan: Plan) -> Bom:
     lines = sorted(plan.bom, key=lambda ln: (ln.period or "", ln.site, ln.category, ln.item, ln.unit_usd,
                                              ln.quantity))
     total_cents = sum(cents(line.extended_usd) for line in lines)
-    capex_cents = cents(plan.totals.capex_usd)
-    if bom_capex_problem(lines, plan.totals.capex_usd) is not None:
+    capex_cents = cents(plan.bom_capex_usd)
+    if bom_capex_problem(lines, plan.bom_capex_usd) is not None:
+        what = "totals.capex_usd" if plan.futures is None else "the shared purchases' capex_usd"
         raise InputError(
-            f"{where_plan}: BOM lines sum to ${total_cents / 100:,.2f} but totals.capex_usd is "
+            f"{where_plan}: BOM lines sum to ${total_cents / 100:,.2f} but {what} is "
             f"${capex_cents / 100:,.2f}; the plan file is corrupt or was edited by hand (re-plan it)"
         )
     periods = [p.start for p in plan.periods] if plan.periods is not None else None

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from trnplan.catalog import Catalog
+from trnplan.catalog.periods import shared_view
 from trnplan.costs import evaluate_decisions
 from trnplan.costs.decisions import Decisions
+from trnplan.numbers import risk_of
 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
 
@@ -29,20 +31,6 @@ Mapper = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
 def local_map(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     """The per-future solves one after another, in this process."""
     return [fn(item) for item in items]
-
-
-def risk_of(values: Sequence[float], level: float | None) -> float:
-    """The mean of equally likely TCOs, or their CVaR at `level`: the mean of the worst 1 - level share."""
-    if level is None:
-        return sum(values) / len(values)
-    weight, left, total = 1 / len(values), 1 - level, 0.0
-    for value in sorted(values, reverse=True):
-        take = min(weight, left)
-        total += take * value
-        left -= take
-        if left <= 1e-12:
-            break
-    return total / (1 - level)
 
 
 @dataclass(frozen=True)
@@ -127,34 +115,19 @@ def plan_across_futures(
     )
 
 
-def _shared_view(catalog: Catalog, scenario_id: str, shared: int) -> Catalog:
-    """The catalog with the scenario cut to its shared periods (the last one held to the window's end):
-    what the plan across futures commits to whatever happens."""
-    import dataclasses
-
-    scenario = catalog.scenarios[scenario_id]
-    assert scenario.periods is not None
-    starts = scenario.periods[:shared]
-    by_month = {m: d for m, d in scenario.demand_by_month.items() if m <= starts[-1]}
-    update: dict[str, Any] = {"periods": starts, "demand_by_month": by_month}
-    if by_month:
-        update["demand"] = by_month[max(by_month)]
-    cut = scenario.model_copy(update=update)
-    return dataclasses.replace(catalog, scenarios={**catalog.scenarios, scenario_id: cut})
-
-
 def futures_plan(
     catalog: Catalog, scenario_id: str, outcome: FuturesOutcome, catalogs: Sequence[Catalog],
-    sets: Sequence[dict[str, float]], *, seed: int,
+    sets: Sequence[dict[str, Any]], *, seed: int,
 ) -> Any:
     """The plan file of a plan across futures: top-level, the shared purchases (the scenario cut to its
-    shared periods, priced with the specs as they are), re-checked against that view; `futures`, each
-    run's inputs, TCO and periods over the whole window, and what the uncertainty is worth."""
+    shared periods, priced with the specs as they are) and the expected figures (`totals`, each the mean
+    over the futures of that future's own); `futures`, each run's inputs, TCO and periods over the whole
+    window, and what the uncertainty is worth. Re-checked against the specs and each future's catalog."""
     from trnplan.catalog import inputs_digest
     from trnplan.errors import SolverError
     from trnplan.optimize.futures import shared_part
     from trnplan.optimize.solution import Solution, SolveResult, SolveStatus
-    from trnplan.plan.body import period_parts
+    from trnplan.plan.body import expected_totals, period_parts, plan_body
     from trnplan.plan.build import build_plan
     from trnplan.plan.check import check_plan
     from trnplan.plan.file import plan_from_dict
@@ -162,25 +135,33 @@ def futures_plan(
 
     scenario = catalog.scenarios[scenario_id]
     assert scenario.periods is not None
-    view = _shared_view(catalog, scenario_id, outcome.shared)
+    view = shared_view(catalog, scenario_id, outcome.shared)
     result = SolveResult(SolveStatus(outcome.status), outcome.solver, outcome.solver_version,
                          outcome.mip_gap, None)
     top = build_plan(view, Solution(scenario_id, shared_part(outcome.decisions[0], outcome.shared), result))
-    violations = check_plan(top, view)
-    if violations:
-        raise SolverError("internal: the shared purchases fail their re-check:\n" + "\n".join(violations))
-    runs = []
-    for future, decisions, tco, drawn in zip(catalogs, outcome.decisions, outcome.tco_usd, sets, strict=True):
+    runs, each = [], []
+    for future, decisions, drawn in zip(catalogs, outcome.decisions, sets, strict=True):
         ev = evaluate_decisions(future, scenario_id, decisions)
-        runs.append(FutureRun(set=dict(sorted(drawn.items())), tco_usd=round(tco, 2),
+        totals = plan_body(ev)[0]
+        each.append(totals)
+        runs.append(FutureRun(set=dict(sorted(drawn.items())), tco_usd=totals.tco_usd,
                               periods=period_parts(ev)))
+    expected = expected_totals(each)
     vss = outcome.vss_usd
     part = FuturesPart(
         n=len(catalogs), seed=seed, decide=scenario.periods[outcome.shared - 1],
         risk=f"cvar:{outcome.risk:g}" if outcome.risk is not None else None,
-        expected_tco_usd=round(risk_of(outcome.tco_usd, None), 2),
+        expected_tco_usd=expected.tco_usd,
         risk_tco_usd=round(outcome.objective_usd, 2) if outcome.risk is not None else None,
         vss_usd=round(vss, 2) if vss is not None else None, evpi_usd=round(outcome.evpi_usd, 2), runs=runs,
     )
-    plan = top.model_copy(update={"futures": part, "inputs_digest": inputs_digest(catalog, scenario_id)})
-    return plan_from_dict(plan.to_dict())
+    assert top.objective is not None
+    objective = top.objective.model_copy(
+        update={"value": part.risk_tco_usd if part.risk_tco_usd is not None else expected.tco_usd})
+    plan = plan_from_dict(top.model_copy(update={
+        "futures": part, "totals": expected, "objective": objective,
+        "inputs_digest": inputs_digest(catalog, scenario_id)}).to_dict())
+    violations = check_plan(plan, catalog, catalogs)
+    if violations:
+        raise SolverError("internal: the plan across futures fails its re-check:\n" + "\n".join(violations))
+    return plan

@@ -7,6 +7,7 @@ figure reads back exactly as it was written and two plans compare equal when the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 PLAN_DIGITS = 6
@@ -180,3 +181,17 @@ def signed(text: str, value: float) -> str:
     if value < 0:
         return "-" + text.lstrip("-")
     return text
+
+
+def risk_of(values: Sequence[float], level: float | None) -> float:
+    """The mean of equally likely TCOs, or their CVaR at `level`: the mean of the worst 1 - level share."""
+    if level is None:
+        return sum(values) / len(values)
+    weight, left, total = 1 / len(values), 1 - level, 0.0
+    for value in sorted(values, reverse=True):
+        take = min(weight, left)
+        total += take * value
+        left -= take
+        if left <= 1e-12:
+            break
+    return total / (1 - level)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from trnplan.catalog import Catalog, Scenario
 from trnplan.catalog.months import month_index as month_index  # re-exported
@@ -94,3 +95,17 @@ def single_view(catalog: Catalog, scenario_id: str) -> Catalog:
     ):
         return catalog
     return catalog_at(catalog, scenario_id, scenario.as_of)
+
+
+def shared_view(catalog: Catalog, scenario_id: str, shared: int) -> Catalog:
+    """The catalog with the scenario cut to its shared periods (the last one held to the window's end):
+    what the plan across futures commits to whatever happens."""
+    scenario = catalog.scenarios[scenario_id]
+    assert scenario.periods is not None
+    starts = scenario.periods[:shared]
+    by_month = {m: d for m, d in scenario.demand_by_month.items() if m <= starts[-1]}
+    update: dict[str, Any] = {"periods": starts, "demand_by_month": by_month}
+    if by_month:
+        update["demand"] = by_month[max(by_month)]
+    cut = scenario.model_copy(update=update)
+    return dataclasses.replace(catalog, scenarios={**catalog.scenarios, scenario_id: cut})

@@ -66,8 +66,10 @@ def _solve_futures(
 def optimize_futures_command(
     scenario: str, n: int, seed: int, risk_text: str | None, *, workers: int | None, out: Path | None,
     fmt: str, solver: str, time_limit: float | None, specs: list[Path] | None, overrides: list[str],
-) -> None:
-    """Draw the futures, solve them together, price the uncertainty, print the plan (and write `--out`)."""
+    check: bool = False,
+) -> int:
+    """Draw the futures, solve them together, price the uncertainty, print the plan (and write `--out`; with
+    `check`, compare it with `--out` instead, as `optimize --check` does). The exit code."""
     from trnplan.cli.sweep import _base, _worker_dirs
     from trnplan.futures import futures_plan
     from trnplan.optimize.futures import shared_periods
@@ -89,6 +91,12 @@ def optimize_futures_command(
     outcome = _solve_futures(catalogs, average, scenario, shared, risk, workers, solver, time_limit)
     plan = futures_plan(load_catalog(specs, overrides), scenario, outcome, catalogs, [r.set for r in runs],
                         seed=seed)
+    if check:
+        from trnplan.cli.solve import _report_drift
+
+        assert out is not None  # the options' check requires it
+        risk_arg = f" --risk {risk_text}" if risk_text else ""
+        return _report_drift(plan, out, scenario, f" --futures {n} --seed {seed}{risk_arg} --out {out}")
     if out is not None:
         from trnplan.files import check_writable
         from trnplan.plan.file import write_plan
@@ -98,9 +106,10 @@ def optimize_futures_command(
         echo_err(f"wrote {out}", keep=[out])
     if fmt != "table":
         emit(as_data(plan.to_dict(), fmt))  # type: ignore[arg-type]
-        return
+        return 0
     from trnplan.render import render_plan
     from trnplan.render.futures import render_futures
 
     emit(render_plan(plan))
     emit(render_futures(plan))
+    return 0

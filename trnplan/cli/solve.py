@@ -120,7 +120,7 @@ def optimize(
         number_option("--futures", whole=True, low=1, metavar="N", show_default=False,
                       help="One plan across N futures drawn from the specs' ranges (a phased scenario): "
                       "purchases up to its `decide` period shared, later ones per future; expected TCO "
-                      "minimised. Written only with --out."),
+                      "minimised. Written only with --out (with --check, compared with it)."),
     ] = None,
     seed: Annotated[
         int, number_option("--seed", whole=True, metavar="S", help="Seed of --futures' draws.")
@@ -178,10 +178,13 @@ def optimize(
     if futures is not None:
         from trnplan.cli.futures import optimize_futures_command
 
-        _check_futures_options(scenario, all_scenarios, check, fmt, csv_table, gap)
+        _check_futures_options(scenario, all_scenarios, check, out, fmt, csv_table, gap)
         assert scenario is not None  # checked just above
-        optimize_futures_command(scenario, futures, seed, risk, workers=workers, out=out, fmt=fmt,
-                                 solver=solver, time_limit=time_limit, specs=specs, overrides=overrides or [])
+        code = optimize_futures_command(scenario, futures, seed, risk, workers=workers, out=out, fmt=fmt,
+                                        solver=solver, time_limit=time_limit, specs=specs,
+                                        overrides=overrides or [], check=check)
+        if code:
+            raise typer.Exit(code)
         return
     _check_plan_options(scenario, all_scenarios, out, fmt, csv_table, futures_only=(risk, workers))
     catalog = load_catalog(specs, overrides)
@@ -206,11 +209,13 @@ def optimize(
         raise typer.Exit(run.worst)
 
 
-def _check_futures_options(scenario: str | None, all_scenarios: bool, check: bool, fmt: PlanFormat,
-                           csv_table: str | None, gap: float | None) -> None:
+def _check_futures_options(scenario: str | None, all_scenarios: bool, check: bool, out: Path | None,
+                           fmt: PlanFormat, csv_table: str | None, gap: float | None) -> None:
     """UsageError for an option `--futures` does not go with."""
-    if all_scenarios or scenario is None or check:
-        raise UsageError("--futures plans one SCENARIO (not --all or --check)")
+    if all_scenarios or scenario is None:
+        raise UsageError("--futures plans one SCENARIO (not --all)")
+    if check and out is None:
+        raise UsageError("--futures --check compares with the plan file --out FILE names; add --out FILE")
     if fmt == "csv" or csv_table is not None:
         raise UsageError("--format csv is for plans without --futures; use --format json or yaml")
     if gap is not None:

@@ -37,6 +37,8 @@ MAX_PLAN_USD = 1e13
 """Largest capex or TCO a plan may state. Money is kept to the cent in binary floating point, which is
 exact to about 9e13 USD; and a ten-trillion-dollar deployment is a unit slip, not a plan."""
 
+COUNT_TOTALS = ("chips", "units", "racks", "domains", "network_racks")
+"""The totals that are whole numbers."""
 MONEY_TOTALS = ("capex_usd", "opex_usd_per_year", *OPEX_FIGURES, "maintenance_usd_per_year", "tco_usd")
 
 
@@ -212,3 +214,17 @@ def _period_part(pf: PeriodFigures, before: dict[tuple[str, str], int]) -> PlanP
         effective_fp8_pflops=t.effective_fp8_pflops,
     )
     return PlanPeriod(start=pf.period.start, years=pf.period.years, sites=sites, totals=totals)
+
+
+def expected_totals(each: list[Totals]) -> Totals:
+    """A plan across futures' `totals`: every figure the mean over the futures of that future's own (money
+    to the cent, counts rounded to whole numbers); a figure some future does not state is left out."""
+    values: dict[str, float | int | None] = {}
+    for key in Totals.model_fields:
+        found = [getattr(t, key) for t in each]
+        if any(v is None for v in found):
+            values[key] = None
+            continue
+        mean = sum(float(v) for v in found) / len(found)
+        values[key] = round(mean) if key in COUNT_TOTALS else usd(mean) if key in MONEY_TOTALS else mean
+    return Totals.model_validate(values)

@@ -8,10 +8,11 @@ figure, from the plan's decisions alone, in each period).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from trnplan.catalog import Catalog, Scenario
-from trnplan.catalog.periods import periods_of
+from trnplan.catalog.periods import periods_of, shared_view
 from trnplan.costs import (
     Deployment,
     WindowEvaluation,
@@ -22,9 +23,9 @@ from trnplan.costs import (
 )
 from trnplan.costs.decisions import Decisions
 from trnplan.numbers import canon
-from trnplan.plan.body import period_parts, plan_body, workload_part
+from trnplan.plan.body import expected_totals, period_parts, plan_body, workload_part
 from trnplan.plan.consistency import REL_TOL, Mismatch, bom_capex_problem, self_check
-from trnplan.plan.model import BomLine, Plan, SiteSection, Totals
+from trnplan.plan.model import BomLine, FutureRun, Plan, PlanPeriod, SiteSection, Totals
 from trnplan.plan.rows import Row, describe, plan_rows
 
 __all__ = ["Mismatch", "Row", "bom_capex_problem", "check_plan", "self_check"]
@@ -56,7 +57,15 @@ def scale_out_of(plan: Plan) -> dict[str, str]:
 def plan_decisions(plan: Plan) -> Decisions:
     """A plan's decisions as the cost model reads them: what is installed and each site's scale-out switch,
     and in a phased plan what each period has installed."""
-    per = tuple(
+    per = _period_decisions(plan.periods or [])
+    if per:
+        return Decisions(per[-1].deployments, per[-1].scale_out, per)
+    return Decisions(tuple(deployments_of(plan)), tuple(sorted(scale_out_of(plan).items())))
+
+
+def _period_decisions(periods: Sequence[PlanPeriod]) -> tuple[Decisions, ...]:
+    """What each period has installed, and each site's scale-out switch."""
+    return tuple(
         Decisions(
             tuple(
                 sorted(
@@ -67,11 +76,8 @@ def plan_decisions(plan: Plan) -> Decisions:
             ),
             tuple((site, s.scale_out.switch) for site, s in sorted(period.sites.items())),
         )
-        for period in plan.periods or []
+        for period in periods
     )
-    if per:
-        return Decisions(per[-1].deployments, per[-1].scale_out, per)
-    return Decisions(tuple(deployments_of(plan)), tuple(sorted(scale_out_of(plan).items())))
 
 
 def decision_problems(
@@ -213,11 +219,16 @@ def _decisions_problems(catalog: Catalog, plan: Plan, decisions: Decisions) -> l
     return problems
 
 
-def check_plan(plan: Plan, catalog: Catalog) -> list[str]:
-    """Every violation found in the plan, of one period or many, in words; [] means it holds."""
+def check_plan(plan: Plan, catalog: Catalog, futures: Sequence[Catalog] | None = None) -> list[str]:
+    """Every violation found in the plan, of one period or many, in words; [] means it holds. A plan
+    across futures: its shared purchases against the scenario cut to its shared periods, and with
+    `futures` (each run's catalog: the specs with its `set`) each run against its own and the totals
+    against their mean (`check_futures`)."""
     scenario = catalog.scenarios.get(plan.scenario)
     if scenario is None:
         return [f"scenario '{plan.scenario}' is not in the specs"]
+    if plan.futures is not None:
+        return check_futures(plan, catalog, futures)
     problems = _period_problems(plan, scenario)
     if problems:
         return problems
@@ -252,18 +263,19 @@ def _differences(stated: Any, computed: Any, path: str = "") -> list[str]:
 
 def check_evaluation(plan: Plan, catalog: Catalog, ev: WindowEvaluation) -> list[str]:
     """The plan's rows, totals, sites, fabric, BOM, workload and periods against the cost model's
-    evaluation."""
+    evaluation (a plan across futures' totals are the futures' mean: `check_futures` checks them)."""
     scenario = catalog.scenarios[plan.scenario]
     problems = [f"violated: {describe(row)}" for row in plan_rows(scenario, ev) if row.violated]
     totals, sites = plan_body(ev)
-    problems += _totals_problems(plan.totals, totals)
+    if plan.futures is None:
+        problems += _totals_problems(plan.totals, totals)
     problems += _deployment_problems(plan.sites, sites)
     problems += _fabric_problems(plan.sites, sites)
     problems += _bom_problems(plan.bom, ev.bom)
     expected = workload_part(catalog, scenario)
     if plan.workload != expected:
         problems.append(f"workload: plan says {plan.workload}, the specs give {expected}")
-    mismatch = bom_capex_problem(plan.bom, plan.totals.capex_usd)
+    mismatch = bom_capex_problem(plan.bom, plan.bom_capex_usd)
     if mismatch:
         problems.append(mismatch)
     if ev.phased:
@@ -273,3 +285,80 @@ def check_evaluation(plan: Plan, catalog: Catalog, ev: WindowEvaluation) -> list
             "periods",
         )
     return problems
+
+
+def check_futures(plan: Plan, catalog: Catalog, futures: Sequence[Catalog] | None) -> list[str]:
+    """A plan across futures against the specs: its top level (the shared purchases) against the scenario
+    cut to its shared periods, priced with the specs as they are; with `futures`, each run against its own
+    catalog (every constraint, every figure of its periods, its TCO, and the shared purchases made in it)
+    and the totals against the mean of the futures' own (`expected_totals`)."""
+    assert plan.futures is not None
+    part = plan.futures
+    scenario = catalog.scenarios[plan.scenario]
+    if not scenario.periods or part.decide not in scenario.periods:
+        return [f"futures.decide: {part.decide} is not a period of scenario '{plan.scenario}'"]
+    shared = scenario.periods.index(part.decide) + 1
+    view = shared_view(catalog, plan.scenario, shared)
+    problems = _period_problems(plan, view.scenarios[plan.scenario])
+    if problems:
+        return problems
+    decisions = plan_decisions(plan)
+    problems = _decisions_problems(view, plan, decisions)
+    if problems:
+        return problems
+    problems = check_evaluation(plan, view, evaluate_decisions(view, plan.scenario, decisions))
+    if futures is None:
+        return problems
+    if len(futures) != len(part.runs):
+        return [*problems, f"futures: {len(part.runs)} runs, but {len(futures)} catalogs to check them in"]
+    each = []
+    for k, (run, future) in enumerate(zip(part.runs, futures, strict=True)):
+        found, totals = _run_problems(run, future, plan.scenario, decisions.periods[:shared])
+        problems += [f"futures.runs.{k}.{p}" for p in found]
+        if totals is not None:
+            each.append(totals)
+    if len(each) == len(part.runs):
+        problems += _totals_problems(plan.totals, expected_totals(each))
+    return problems
+
+
+def _committed(dec: Decisions) -> tuple[Any, ...]:
+    """What a shared period commits to: the units installed, and the scale-out switch of each site with
+    compute."""
+    sites = {d.site for d in dec.deployments}
+    return dec.deployments, tuple((s, o) for s, o in dec.scale_out if s in sites)
+
+
+def _run_problems(
+    run: FutureRun, future: Catalog, scenario_id: str, shared: Sequence[Decisions]
+) -> tuple[list[str], Totals | None]:
+    """One future's periods against its catalog, and its whole-window totals (None when they cannot be
+    evaluated)."""
+    scenario = future.scenarios[scenario_id]
+    starts = [p.start for p in run.periods]
+    if starts != [p.start for p in periods_of(scenario)]:
+        return [f"periods: starts {starts}, the scenario's are {scenario.periods}"], None
+    decisions = _period_decisions(run.periods)
+    installs = Decisions(decisions[-1].deployments, decisions[-1].scale_out, decisions)
+    problems = [
+        f"periods.{p}: installs other than the shared purchases of {starts[p]}"
+        for p, (mine, top) in enumerate(zip(decisions, shared, strict=False))
+        if _committed(mine) != _committed(top)
+    ]
+    for period, dec in zip(periods_of(scenario), decisions, strict=True):
+        view, at = period_view(future, scenario_id, period)
+        why = decision_problems(view, at, list(dec.deployments), dict(dec.scale_out))
+        problems += [f"periods: in {period.start}: {w}" for w in why]
+    if problems:
+        return problems, None
+    ev = evaluate_decisions(future, scenario_id, installs)
+    problems += [f"violated: {describe(row)}" for row in plan_rows(scenario, ev) if row.violated]
+    problems += _differences(
+        canon([p.model_dump(exclude_none=True) for p in run.periods]),
+        canon([p.model_dump(exclude_none=True) for p in period_parts(ev)]),
+        "periods",
+    )
+    totals = plan_body(ev)[0]
+    if not _close(run.tco_usd, totals.tco_usd):
+        problems.append(f"tco_usd: plan says {run.tco_usd}, the cost model gives {totals.tco_usd}")
+    return problems, totals

@@ -12,12 +12,12 @@ in `trnplan.plan.money`.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trnplan.costs import OPEX_FIGURES, maintenance_usd_per_year, opex_usd_per_year, opex_words
 from trnplan.errors import KeyPath
 from trnplan.numbers import PLAN_DIGITS, cents
+from trnplan.plan.across import futures_self_problems
 from trnplan.plan.counts import deployment_count_problems
 from trnplan.plan.mismatch import (
     MAX_FIGURE,
@@ -29,22 +29,26 @@ from trnplan.plan.mismatch import (
     lines_text,
     num,
     relation,
-    site_paths,
     sum_mismatch,
     usd_text,
 )
-from trnplan.plan.model import Economics, PeriodSite, Plan, PlanPeriod, SiteSection
-from trnplan.plan.money import economics_problems, objective_problems, window_problems
+from trnplan.plan.model import Economics, Plan, SiteSection
+from trnplan.plan.money import economics_problems, objective_problems, window_problems, years_problems
+from trnplan.plan.sums import (
+    PLAN_SUMS,
+    Installed,
+    growth_problems,
+    period_sums,
+    site_sums,
+    totals_sums,
+)
 
 __all__ = ["REL_TOL", "Mismatch", "bom_capex_problem", "lines_text", "relation", "self_check"]
 
-Installed = dict[tuple[str, str], tuple[int, KeyPath]]
-"""What a period has installed: (site, option key) -> (units, key path of its units)."""
-
-
 def _bom_self_problems(plan: Plan) -> list[Mismatch]:
     """Each BOM line is quantity x unit price to the cent and belongs to a site of the plan; the lines sum
-    to the plan's capex and, site by site, to each site's capex, to the cent."""
+    to the plan's capex (not across futures: its totals are the expected figures, its lines the shared
+    purchases) and, site by site, to each site's capex, to the cent."""
     problems = []
     site_cents: dict[str, int] = {site: 0 for site in plan.sites}
     site_lines: dict[str, list[KeyPath]] = defaultdict(list)
@@ -71,7 +75,7 @@ def _bom_self_problems(plan: Plan) -> list[Mismatch]:
             continue
         site_cents[line.site] += cents(line.extended_usd)
         site_lines[line.site].append(("bom", i, "extended_usd"))
-    if bom_capex_problem(plan.bom, plan.totals.capex_usd):
+    if plan.futures is None and bom_capex_problem(plan.bom, plan.totals.capex_usd):
         problems.append(
             relation(
                 ("totals", "capex_usd"),
@@ -96,30 +100,6 @@ def _bom_self_problems(plan: Plan) -> list[Mismatch]:
     return problems
 
 
-def _site_sums(at: KeyPath, s: SiteSection | PeriodSite) -> list[Mismatch]:
-    """A site's racks and IT power are those of its deployments and fabric (a site of the plan or of one of
-    its periods)."""
-    deps, fabric = s.deployments, s.scale_out
-    rows = [(*at, "deployments", j) for j in range(len(deps))]
-    problems = sum_mismatch(
-        at + ("racks",),
-        s.racks,
-        sum(d.racks for d in deps),
-        "is not the sum of its deployments' racks",
-        0,
-        each(rows, "racks"),
-    )
-    problems += sum_mismatch(
-        at + ("it_power_kw",),
-        s.it_power_kw,
-        sum(d.it_power_kw for d in deps) + fabric.it_power_kw,
-        "is not the sum of its deployments' and scale-out fabric's it_power_kw",
-        0.011,
-        [*each(rows, "it_power_kw"), (*at, "scale_out", "it_power_kw")],
-    )
-    return problems
-
-
 def _site_self_problems(
     site_id: str, s: SiteSection, economics: Economics | None, bom_lines: int
 ) -> list[Mismatch]:
@@ -128,7 +108,7 @@ def _site_self_problems(
     at: KeyPath = ("sites", site_id)
     deps, fabric = s.deployments, s.scale_out
     rows = deployment_paths({site_id: s})
-    problems = _site_sums(at, s)
+    problems = site_sums(at, s)
     rounding = 0.01 * (bom_lines + len(deps) + 2)  # the parts are rounded to the cent line by line
     problems += sum_mismatch(
         at + ("capex_usd",),
@@ -175,50 +155,6 @@ def _site_self_problems(
                 ", ".join(used) or "nothing",
                 each(rows, "cooling"),
             )
-        )
-    return problems
-
-
-_SUMS: dict[str, tuple[str, float | None]] = {
-    "chips": ("deployments'", 0),
-    "units": ("deployments'", 0),
-    "racks": ("sites'", 0),
-    "fp8_pflops": ("deployments'", 0.001),
-    "it_power_kw": ("sites'", 0.011),
-    "facility_power_kw": ("sites'", 0.011),
-    "domains": ("deployments'", 0),
-    "network_racks": ("sites' scale-out", 0),
-    **{name: ("sites'", None) for name in OPEX_FIGURES},
-}
-"""Totals that are sums, of what, with what slack (None: a cent a site and one more, for money rounded
-site by site)."""
-PLAN_SUMS = tuple(_SUMS)
-PERIOD_SUMS = ("chips", "units", "racks", "network_racks", "it_power_kw", "facility_power_kw")
-
-
-def _totals_sums(
-    at: KeyPath, totals: object, sites: Mapping[str, SiteSection | PeriodSite], keys: Sequence[str]
-) -> list[Mismatch]:
-    """The totals at `at` (the plan's, or a period's) are sums over its sites and deployments; a total the
-    plan does not state is not checked."""
-    deps = [d for s in sites.values() for d in s.deployments]
-    dep_rows, site_rows = deployment_paths(sites, at), site_paths(sites, at)
-    problems = []
-    for key in keys:
-        stated = getattr(totals, key, None)
-        if stated is None:
-            continue
-        whose, tol = _SUMS[key]
-        if whose == "deployments'":
-            parts, where = sum(getattr(d, key) for d in deps), each(dep_rows, key)
-        elif whose == "sites'":
-            parts, where = sum(getattr(s, key) or 0.0 for s in sites.values()), each(site_rows, key)
-        else:
-            parts = sum(s.scale_out.network_racks for s in sites.values())
-            where = [(*r, "scale_out", "network_racks") for r in site_rows]
-        slack = 0.01 * (len(sites) + 1) if tol is None else tol
-        problems += sum_mismatch(
-            (*at, "totals", key), float(stated), parts, f"is not the sum of its {whose} {key}", slack, where
         )
     return problems
 
@@ -310,7 +246,7 @@ def _effective_self_problems(plan: Plan) -> list[Mismatch]:
                     0.001,
                     [(*at, "fp8_pflops"), (*at, "efficiency")],
                 )
-    if workload:
+    if workload and plan.futures is None:  # across futures, the totals are the futures' mean
         deps = sum(len(s.deployments) for s in plan.sites.values())
         problems += sum_mismatch(
             ("totals", "effective_fp8_pflops"),
@@ -345,6 +281,8 @@ def self_check(plan: Plan) -> list[Mismatch]:
     form's numbers; a phased plan's periods grow, add up and are priced by its BOM lines; TCO = capex x
     tco_per_capex_usd + horizon x its opex categories (energy + colocation), or over a phased plan's
     periods; the per-hour figures, the objective and the alternatives' deltas follow from the TCO and totals.
+    A plan across futures: each future's periods hold on their own, share the top level's purchases, and
+    its totals are the futures' mean (`trnplan.plan.futures`).
 
     It makes a hand edit show (cut one figure and its sums no longer agree); a forgery consistent in every
     part is what `check_plan` against the specs (`trnplan optimize --check`) finds.
@@ -357,63 +295,16 @@ def self_check(plan: Plan) -> list[Mismatch]:
     lines = Counter(line.site for line in plan.bom)
     for site_id, section in sorted(plan.sites.items()):
         problems += _site_self_problems(site_id, section, plan.economics, lines[site_id])
-    problems += _totals_sums((), plan.totals, plan.sites, PLAN_SUMS) + _totals_money_problems(plan)
+    if plan.futures is None:
+        problems += totals_sums((), plan.totals, plan.sites, PLAN_SUMS) + _totals_money_problems(plan)
     problems += _effective_self_problems(plan)
     problems += economics_problems(plan)
     if plan.periods is not None:
         problems += _periods_self_problems(plan)
+    if plan.futures is not None:
+        problems += futures_self_problems(plan)
     problems += objective_problems(plan)
     return problems
-
-
-def _growth_problems(i: int, p: PlanPeriod, before: Installed) -> tuple[list[Mismatch], Installed]:
-    """In period i, `bought` is each option's growth of units over the period before, and nothing installed
-    before is gone; with what is installed now."""
-    problems = []
-    now: Installed = {}
-    for site, s in sorted(p.sites.items()):
-        for j, d in enumerate(s.deployments):
-            at: KeyPath = ("periods", i, "sites", site, "deployments", j)
-            now[(site, d.key)] = (d.units, (*at, "units"))
-            had, where = before.get((site, d.key), (0, None))
-            grew = d.units - had
-            if d.bought != grew:
-                problems.append(
-                    relation(
-                        (*at, "bought"),
-                        f"{d.bought:,}",
-                        f"is not the growth of {site} {d.key}'s units over the period before",
-                        f"{d.units:,} - {had:,} = {grew:,}",
-                        [(*at, "units")] + ([where] if where else []),
-                    )
-                )
-    for key in sorted(set(before) - set(now)):
-        problems.append(
-            Mismatch(
-                ("periods", i, "sites"),
-                f"periods.{i}: {key[0]} {key[1]} was installed before and is gone",
-            )
-        )
-    return problems, now
-
-
-def _period_sums(i: int, p: PlanPeriod) -> list[Mismatch]:
-    """A period's sites add up to their deployments and fabric, and its totals to its sites."""
-    at: KeyPath = ("periods", i)
-    problems = []
-    for site, s in sorted(p.sites.items()):
-        where: KeyPath = (*at, "sites", site)
-        racks = [(*where, "deployments", j, "racks") for j in range(len(s.deployments))]
-        problems += _site_sums(where, s)
-        problems += sum_mismatch(
-            (*where, "positions"),
-            s.positions,
-            sum(d.racks for d in s.deployments) + s.scale_out.network_racks,
-            "is not its deployments' racks + its scale-out network_racks",
-            0,
-            [*racks, (*where, "scale_out", "network_racks")],
-        )
-    return problems + _totals_sums(at, p.totals, p.sites, PERIOD_SUMS)
 
 
 def _periods_self_problems(plan: Plan) -> list[Mismatch]:
@@ -428,8 +319,8 @@ def _periods_self_problems(plan: Plan) -> list[Mismatch]:
     switch_of: dict[str, str] = {}
     installed = 0
     for i, p in enumerate(plan.periods):
-        grew, before = _growth_problems(i, p, before)
-        problems += grew + _period_sums(i, p)
+        grew, before = growth_problems(i, p, before)
+        problems += grew + period_sums(i, p)
         for site, s_ in sorted(p.sites.items()):
             first = switch_of.setdefault(site, s_.scale_out.switch)
             if s_.scale_out.switch != first:
@@ -472,7 +363,11 @@ def _periods_self_problems(plan: Plan) -> list[Mismatch]:
                     f"bom line {k + 1} is bought in {line.period}, not a period of the plan",
                 )
             )
-    return problems + _last_is_installed(plan) + window_problems(plan)
+    if plan.futures is None:
+        money = window_problems(plan)
+    else:  # across futures the money is each future's (`futures_self_problems`)
+        money = years_problems(plan, plan.economics) if plan.economics is not None else []
+    return problems + _last_is_installed(plan) + money
 
 
 def _last_is_installed(plan: Plan) -> list[Mismatch]:

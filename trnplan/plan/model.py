@@ -314,6 +314,14 @@ class Plan(Part):
     def phased(self) -> bool:
         return self.periods is not None
 
+    @property
+    def bom_capex_usd(self) -> float:
+        """What the BOM lines sum to: the plan's capex, or across futures (whose totals are the expected
+        figures) the shared purchases' installed capex."""
+        if self.futures is not None and self.periods:
+            return self.periods[-1].totals.capex_usd
+        return self.totals.capex_usd
+
     @model_validator(mode="after")
     def _format_says_phased(self) -> Plan:
         if (self.format == PHASED_FORMAT) != (self.periods is not None):

@@ -112,7 +112,7 @@ def _spans(plan: Plan, economics: Economics) -> list[Span]:
     ]
 
 
-def _years_problems(plan: Plan, economics: Economics) -> list[Mismatch]:
+def years_problems(plan: Plan, economics: Economics) -> list[Mismatch]:
     """Each period lasts to the next start; the last to the window's end."""
     periods = plan.periods or []
     years = exact_years([p.start for p in periods], economics.horizon_years)
@@ -231,7 +231,7 @@ def window_problems(plan: Plan) -> list[Mismatch]:
     and capex as all bought."""
     if plan.economics is None:
         return [Mismatch(("economics",), "a phased plan states its economics (the window's money terms)")]
-    problems = _years_problems(plan, plan.economics)
+    problems = years_problems(plan, plan.economics)
     if problems:
         return problems
     spans = _spans(plan, plan.economics)
@@ -261,6 +261,8 @@ def objective_problems(plan: Plan) -> list[Mismatch]:
         )
     if objective.kind != "max_perf_per_tco" or plan.totals.tco_usd > 0:
         expected = objective_value(objective.kind, plan.totals)
+        if plan.futures is not None and plan.futures.risk_tco_usd is not None:
+            expected = plan.futures.risk_tco_usd  # across futures with a risk measure: what was minimised
         perf = "effective_fp8_pflops" if plan.totals.effective_fp8_pflops is not None else "fp8_pflops"
         figures = {"min_tco": ["tco_usd"], "max_perf": [perf]}.get(objective.kind, [perf, "tco_usd"])
         problems += sum_mismatch(

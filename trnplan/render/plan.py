@@ -80,7 +80,10 @@ def _headline(plan: Plan) -> Grid:
         rows.insert(-2, ("per effective PF-hour", fmt(t.usd_per_effective_pflop_hour, "usd")))
     if plan.periods:
         rows.insert(1, ("periods", _periods_text(plan)))
-    headline = Grid(f"Plan for {plan.scenario}", [Col("", style="bold"), Col("", wrap=True)],
+    title = f"Plan for {plan.scenario}"
+    if plan.futures is not None:
+        title += f", expected over {plan.futures.n} futures"
+    headline = Grid(title, [Col("", style="bold"), Col("", wrap=True)],
                     show_header=False, caption=_installed_caption(plan))
     for key, value in rows:
         style = "bold yellow" if key == "solver" and not proven else None
@@ -91,14 +94,22 @@ def _headline(plan: Plan) -> Grid:
 def _periods_text(plan: Plan) -> str:
     """'4 from 2026-01: 0.5 + 0.5 + 0.5 + 3.5 years'."""
     periods = plan.periods or []
+    if plan.futures is not None and plan.futures.runs:  # the window is each future's; the top level shared
+        whole = plan.futures.runs[0].periods
+        years = " + ".join(f"{p.years:g}" for p in whole)
+        return f"{len(whole)} from {whole[0].start}: {years} years; shared up to {plan.futures.decide}"
     years = " + ".join(f"{p.years:g}" for p in periods)
     return f"{len(periods)} from {periods[0].start}: {years} years"
 
 
 def _installed_caption(plan: Plan) -> str | None:
-    """A phased plan's headline states the last period's installed base beside the window's money."""
+    """A phased plan's headline states the last period's installed base beside the window's money; a plan
+    across futures the mean of each future's."""
     if not plan.periods:
         return None
+    if plan.futures is not None:
+        return (f"each figure the mean over the futures of each future's own (counts rounded); periods, "
+                f"purchases, deployments and the BOM: the shared purchases, up to {plan.futures.decide}")
     return (f"chips to facility power, opex: the last period's ({plan.periods[-1].start}); capex: all "
             "bought in the window; TCO and per-hour figures: over the window")
 
@@ -142,9 +153,15 @@ def _costs(plan: Plan) -> Grid:
     by_category: dict[str, float] = defaultdict(float)
     for line in plan.bom:
         by_category[line.category] += line.extended_usd
+    if plan.futures is not None:  # the BOM is the shared purchases; the totals are expected figures
+        capex = sum(by_category.values())
     for category, usd in sorted(by_category.items(), key=lambda kv: (-kv[1], kv[0])):
         t.add_row(f"capex: {category}", fmt(usd, "usd"), fmt(usd / capex, "pct") if capex else "-")
-    t.add_row("capex", fmt(capex, "usd"), "", style="bold", end_section=True)
+    if plan.futures is not None:
+        t.add_row(f"capex by {plan.futures.decide}", fmt(capex, "usd"), "", style="bold")
+        t.add_row("capex, expected", fmt(totals.capex_usd, "usd"), "", style="bold", end_section=True)
+    else:
+        t.add_row("capex", fmt(capex, "usd"), "", style="bold", end_section=True)
     opex = totals.opex_usd_per_year
     for key, label in OPEX_PARTS:
         value = getattr(totals, key)
@@ -154,6 +171,8 @@ def _costs(plan: Plan) -> Grid:
     t.add_row("IT power", fmt(totals.it_power_kw, "mw"), "")
     t.add_row("facility power (x PUE)", fmt(totals.facility_power_kw, "mw"), "", end_section=True)
     t.add_row(_tco_label(_horizon_years(plan)), fmt(totals.tco_usd, "usd"), "", style="bold")
+    if plan.futures is not None:
+        t.caption = "opex, power and TCO: expected over the futures"
     return t
 
 

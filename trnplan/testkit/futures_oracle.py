@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from trnplan.catalog import Catalog
 from trnplan.costs.decisions import Decisions
-from trnplan.futures import risk_of
+from trnplan.numbers import risk_of
 from trnplan.testkit.oracle import Candidate, SitePlan, _site_plans, _units, _value, _views
 
 
