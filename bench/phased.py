@@ -3,6 +3,7 @@
     python bench/phased.py                              # 10x4, 10x8, 25x4, 50x4 (sites x quarters), seed 0
     python bench/phased.py --cases 10x8 --seeds 0,1 --limit 120 --models today,plain
     python bench/phased.py --cases 10x8 --models start --highs-seeds 0,1,2,3
+    python bench/phased.py --cases 10x8,25x8,50x8,25x16 --models today --gaps 0.0001,0 --base /tmp/base
 
 For each case, in one run and one after the other on the same generated portfolio
 (`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2027-01, demand ramping to
@@ -13,9 +14,14 @@ the full demand, a third of the halls opening late, a quarter growing), each of 
   start   today's with the MIP start forced on, whatever the number of sites
   single  the single-period model of its last period alone (`single_of`: the same sites at their last
           figures, the last demand), as `trnplan optimize` builds it
-Reports seconds to proof at gap 0 (or the limit), model sizes, each model's time over today's, and on
-today's model (HiGHS seed 0) issue 17's target where it has one (10 x 8: a proof in under 30 s), met or
-missed and by how much.
+Reports seconds to proof at each of `--gaps` (default gap 0 only; `--gaps 0.0001,0` gives the time to a
+plan proven within 1e-4 and the time to a proof), or the limit, model sizes, each model's time over
+today's, and on today's model (HiGHS seed 0) the targets of issues 17 and 35 where the case has one
+(`PHASED_TARGETS`: 10 x 8 proven in under 30 s; 25 x 8, 50 x 8 and 25 x 16 within 1e-4 in under 30, 60 and
+120 s), met or missed and by how much.
+With `--base DIR` (a checkout of another commit: `git worktree add DIR COMMIT`), the *today* model is also
+solved in that tree, in a fresh process, one after the other with today's (also in a fresh process then):
+the row `base` and the ratio base / today, side by side in one run.
 With `--highs-seeds`, each model is solved once per HiGHS random seed (`trnplan.optimize.highs.HIGHS_SEED`;
 trnplan itself always uses 0; shown as MODEL@SEED): the same model, another search; a line per model
 says whether the seeds that proved found the same optimum.
@@ -25,13 +31,18 @@ Timings are printed, never asserted in tests.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 VARIANTS = {"today": {}, "plain": {"cuts": False, "start": False}, "start": {"start": True}, "single": {}}
 
 
-def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, Any]:
+def solve_case(data: dict[str, Any], limit: float, gap: float = 0.0, **build: Any) -> dict[str, Any]:
     from trnplan.optimize import build_model, solve_objective
     from trnplan.testkit.portfolio import load_portfolio
 
@@ -40,7 +51,7 @@ def solve_case(data: dict[str, Any], limit: float, **build: Any) -> dict[str, An
     began = time.perf_counter()
     model = build_model(catalog, scenario_id, **build)
     built = time.perf_counter() - began
-    result, _decisions, _ = solve_objective(model, "highs", limit)
+    result, _decisions, _ = solve_objective(model, "highs", limit, gap=gap)
     variables = model.prob.variables()
     return {
         "seconds": time.perf_counter() - began,
@@ -64,6 +75,27 @@ def _agreement(model: str, runs: list[dict[str, Any]]) -> str:
     return f"  {model}: **the seeds' optima differ**: {', '.join(f'{v:.4f}' for v in proven)}"
 
 
+def in_tree(tree: Path, case: str, gap: float, limit: float) -> dict[str, Any]:
+    """The *today* model of `case` solved to `gap` by the trnplan of `tree`, in a fresh process
+    (bench/gap.py's worker: the tree's own build and search, one deadline of `limit` seconds)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("gap.py")), "--worker", case, str(gap), str(limit)],
+        capture_output=True, text=True, env=env,
+    )
+    if proc.returncode != 0:
+        return {"seconds": float("nan"), "status": "crashed", "gap": None, "error": proc.stderr[-300:]}
+    row = dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return {**row, "variables": 0, "integers": 0, "rows": 0}
+
+
+def reached(row: dict[str, Any], gap: float) -> bool:
+    """Whether a solve ended proven within `gap` (gap 0: proven optimal)."""
+    if row["status"] == "optimal":
+        return True
+    return gap > 0 and row["status"] == "feasible" and row["gap"] is not None and row["gap"] <= gap
+
+
 def main() -> None:
     import importlib
 
@@ -76,36 +108,47 @@ def main() -> None:
     p.add_argument("--limit", type=float, default=120.0, help="seconds per solve")
     p.add_argument("--models", default="today,plain,start,single", help=", ".join(VARIANTS))
     p.add_argument("--highs-seeds", default="0", help="HiGHS seeds per model (0 is trnplan's)")
+    p.add_argument("--gaps", default="0", help="relative gaps to prove, comma-separated (0: optimal)")
+    p.add_argument("--base", type=Path, help="a checkout of the commit to compare today's model with")
     args = p.parse_args()
     models = args.models.split(",")
+    gaps = [float(g) for g in args.gaps.split(",")]
     head = (
-        f"{'case':>6} {'seed':>4} {'model':>8} {'status':>8} {'gap':>8} {'seconds':>8} {'vars':>6} "
-        f"{'ints':>6} {'rows':>6} {'/ today':>8}"
+        f"{'case':>6} {'seed':>4} {'target':>6} {'model':>8} {'status':>8} {'gap':>8} {'seconds':>8} "
+        f"{'vars':>6} {'ints':>5} {'rows':>6} {'/ today':>7}"
     )
     print(head)
     print("-" * len(head))
     for case in args.cases.split(","):
         sites, quarters = (int(x) for x in case.split("x"))
-        for seed in (int(s) for s in args.seeds.split(",")):
+        for seed, aim in ((int(s), g) for s in args.seeds.split(",") for g in gaps):
             data = phased_portfolio_specs(sites, quarters, seed)
-            rows = {}
-            for name, highs_seed in ((m, int(k)) for m in models for k in args.highs_seeds.split(",")):
-                case_data = single_of(data) if name == "single" else data
-                highs_module.HIGHS_SEED = highs_seed
-                label = name if highs_seed == 0 else f"{name}@{highs_seed}"
-                rows[label] = row = solve_case(case_data, args.limit, **VARIANTS[name])
+            rows: dict[str, dict[str, Any]] = {}
+            runs = [(m, int(k)) for m in models for k in args.highs_seeds.split(",")]
+            if args.base is not None and "today" in models:  # both trees in fresh processes, in turn
+                runs = [("today", -1), ("base", -1)] + [r for r in runs if r != ("today", 0)]
+            for name, highs_seed in runs:
+                label = name if highs_seed <= 0 else f"{name}@{highs_seed}"
+                if highs_seed < 0:
+                    tree = Path(__file__).resolve().parents[1] if name == "today" else args.base.resolve()
+                    rows[label] = row = in_tree(tree, case, aim, args.limit)
+                else:
+                    highs_module.HIGHS_SEED = highs_seed
+                    case_data = single_of(data) if name == "single" else data
+                    rows[label] = row = solve_case(case_data, args.limit, aim, **VARIANTS[name])
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
                 today = rows.get("today")
-                ratio = f"{row['seconds'] / today['seconds']:8.2f}" if today else ""
+                ratio = f"{row['seconds'] / today['seconds']:7.2f}" if today else ""
                 print(
-                    f"{case:>6} {seed:>4} {label:>8} {row['status']:>8} {gap:>8} {row['seconds']:8.1f} "
-                    f"{row['variables']:6d} {row['integers']:6d} {row['rows']:6d} {ratio}",
+                    f"{case:>6} {seed:>4} {aim:>6g} {label:>8} {row['status']:>8} {gap:>8} "
+                    f"{row['seconds']:8.1f} {row['variables']:6d} {row['integers']:5d} {row['rows']:6d} "
+                    f"{ratio}",
                     flush=True,
                 )
-                target = PHASED_TARGETS.get((sites, quarters)) if label == "today" else None
+                target = PHASED_TARGETS.get((sites, quarters, aim)) if label == "today" else None
                 if target is not None:  # on its own line: the table stays within 80 columns
-                    proven = row["status"] == "optimal"
-                    print(f"{'':21}target {time_verdict(target, row['seconds'], proven)}", flush=True)
+                    verdict = time_verdict(target, row["seconds"], reached(row, aim))
+                    print(f"{'':21}target {verdict}", flush=True)
             if "," in args.highs_seeds:
                 for name in models:
                     print(_agreement(name, [r for label, r in rows.items() if label.split("@")[0] == name]))

@@ -166,11 +166,14 @@ class Clock:
 
 
 def test_the_alternatives_get_what_the_search_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
-    """--time-limit 10 with every solve taking 4 s: the search gets 10 s, the alternatives 6 s and 2 s,
-    and the rest are not searched (each of the three is listed only if it was found in time)."""
+    """--time-limit 10 with every solve taking 4 s, the alternatives solved in turn: the search gets 10 s,
+    the alternatives 6 s and 2 s, and the rest are not searched (each of the three is listed only if it
+    was found in time)."""
     import trnplan.optimize as optimize_pkg
+    from trnplan.optimize import alternatives
     from trnplan.optimize.progress import Deadline
 
+    monkeypatch.setattr(alternatives, "together", lambda *_: False)
     clock = Clock(4.0)
     limits: list[float | None] = []
     real_solve = optimize_pkg.solve
@@ -185,6 +188,34 @@ def test_the_alternatives_get_what_the_search_leaves(monkeypatch: pytest.MonkeyP
                                      alternatives=3)
     assert limits == [10, 6, 2]
     assert len(solution.alternatives) == 2
+
+
+def test_a_round_of_alternatives_gets_what_the_search_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--time-limit 10 and the search taking 4 s: the three alternatives, solved in one round, each have
+    the 6 s it left (each in its own HiGHS instance, at once)."""
+    import trnplan.optimize as optimize_pkg
+    from trnplan.optimize import alternatives
+    from trnplan.optimize.progress import Deadline
+
+    clock = Clock(4.0)
+    real_solve, real_start = optimize_pkg.solve, alternatives.start_highs
+    limits: list[float | None] = []
+
+    def timed(prob: Any, solver: str, time_limit: float | None, *rest: Any, **kw: Any) -> Any:
+        limits.append(time_limit)
+        clock.now += clock.step
+        return real_solve(prob, solver, None, *rest, **kw)
+
+    def started(prob: Any, time_limit: float | None, *rest: Any, **kw: Any) -> Any:
+        limits.append(time_limit)
+        return real_start(prob, None, *rest, **kw)
+
+    monkeypatch.setattr(optimize_pkg, "solve", timed)
+    monkeypatch.setattr(alternatives, "start_highs", started)
+    solution = optimize_pkg.optimize(catalog_from_dict(base_specs()), "s", time_limit=Deadline(10, clock),
+                                     alternatives=3)
+    assert limits == [10, 6, 6, 6]
+    assert len(solution.alternatives) == 3
 
 
 def test_optimize_all_shares_one_deadline(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -253,7 +284,7 @@ def test_progress_reports_each_stage(monkeypatch: pytest.MonkeyPatch) -> None:
     stages = [p.stage for p in seen]
     assert stages[0] == "solving s"
     # choices: liquid, liq16, sw, up; without sw nothing can be built (the LP says so: no MILP)
-    assert "alternative 1 (2 asked): without cooling liquid" in stages
+    assert "alternatives 1-2 (2 asked), at once" in stages  # the first two solved together
     assert all(p.elapsed_s >= 0 for p in seen)
 
 

@@ -192,3 +192,81 @@ def test_progress_counts_the_alternatives_really_solved() -> None:
         assert stage.startswith(f"alternative {i} (1 asked): without ")
     assert solved < len(solution.decisions.chosen_items())
     assert alternatives_module.ALTERNATIVE_GAP == 1e-4
+
+
+# --- alternatives solved at once, in rounds ------------------------------------------------------------
+
+
+def _alternatives_of(found: list[Any]) -> list[tuple[str, Any, Any]]:
+    return [(a.without, a.objective, a.decisions) for a in found]
+
+
+@pytest.mark.parametrize("specs", [base_specs, many_choices])
+def test_alternatives_at_once_are_the_ones_solved_in_turn(specs: Any) -> None:
+    """The same MILPs (same bounds, start, gap): the same alternatives, in the same order."""
+    catalog = catalog_from_dict(specs())
+    best = optimize(catalog, "s", alternatives=0).decisions
+    for k in (1, 2, 3, 10):
+        in_turn = find_alternatives(catalog, "s", best, k, "highs", None, solve_objective)
+        at_once = find_alternatives(catalog, "s", best, k, "highs", None, solve_objective, at_once=True)
+        assert _alternatives_of(at_once) == _alternatives_of(in_turn)
+        assert len(at_once) == min(k, len(best.chosen_items()))
+
+
+def test_a_round_of_alternatives_is_named_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """k = 2 and three choices that may enter: the first two in one round (HiGHS runs them together),
+    the third skipped by its bound or in a round of its own."""
+    sizes: list[int] = []
+    real = alternatives_module.run_together
+    monkeypatch.setattr(alternatives_module, "run_together", lambda hs: (sizes.append(len(hs)), real(hs))[1])
+    stages: list[str] = []
+
+    def heard(p: progress.Progress) -> None:
+        if p.stage.startswith("alternative") and p.stage not in stages:
+            stages.append(p.stage)
+
+    with progress.watch(heard):
+        solution = optimize(catalog_from_dict(base_specs()), "s", alternatives=2)
+    assert stages[0] == "alternatives 1-2 (2 asked), at once"
+    assert sizes[0] == 2 and all(n <= 2 for n in sizes)
+    assert len(solution.alternatives) == 2
+
+
+def test_ctrl_c_during_a_round_stops_every_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while a round runs: every instance is asked to stop; outside a session that keeps the best
+    plan the KeyboardInterrupt goes on, inside it the session is marked interrupted."""
+    import concurrent.futures
+
+    from trnplan.optimize import highs
+
+    class Instance:
+        def __init__(self) -> None:
+            self.cancelled = False
+            self.HandleUserInterrupt = False
+
+        def run(self) -> None:
+            return None
+
+        def cancelSolve(self) -> None:  # noqa: N802 (highspy's name)
+            self.cancelled = True
+
+    real_wait = concurrent.futures.wait
+    pressed = {"done": False}
+
+    def wait(futures: Any, timeout: float | None = None) -> Any:
+        if not pressed["done"]:
+            pressed["done"] = True
+            raise KeyboardInterrupt
+        return real_wait(futures, timeout=timeout)
+
+    monkeypatch.setattr(concurrent.futures, "wait", wait)
+    hs = [Instance(), Instance()]
+    with pytest.raises(KeyboardInterrupt):
+        highs.run_together(hs)
+    assert all(h.cancelled and h.HandleUserInterrupt for h in hs)
+    pressed["done"] = False
+    hs = [Instance(), Instance()]
+    with progress.watch(keep_best_on_interrupt=True) as session:
+        highs.run_together(hs)
+        assert session.interrupted
+    assert all(h.cancelled for h in hs)

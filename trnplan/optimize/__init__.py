@@ -262,7 +262,7 @@ def _with_alternatives(
     gap = max(ALTERNATIVE_GAP, solution.gap_target)
     try:
         found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, solve_objective, found,
-                                  gap, model)
+                                  gap, model, at_once=True)
     except OutOfTime:  # the deadline passed mid-way: the alternatives found so far
         found = ranked(catalog, scenario_id, best, found, k)
     except KeyboardInterrupt:

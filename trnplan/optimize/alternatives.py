@@ -13,9 +13,11 @@ from trnplan.catalog import Catalog
 from trnplan.costs import evaluate_decisions, objective_value, perf_of
 from trnplan.optimize import progress
 from trnplan.optimize.build import build_model
-from trnplan.optimize.model import Model, set_objective
+from trnplan.optimize.highs import run_together
+from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, OutOfTime
 from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, SolveStatus, Termination
+from trnplan.optimize.solve import Pending, finish, start_highs
 
 
 class Search(Protocol):
@@ -77,6 +79,7 @@ def find_alternatives(
     found: list[AlternativeSolution] | None = None,
     gap: float = ALTERNATIVE_GAP,
     model: Model | None = None,
+    at_once: bool = False,
 ) -> list[AlternativeSolution]:
     """The best solution without each choice the optimum makes, ranked by the objective; top k.
 
@@ -88,8 +91,9 @@ def find_alternatives(
     `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit or a Ctrl-C
     stopped before anything was found is left out, being neither a plan nor proof of none. Each is solved
     by `search` (`trnplan.optimize.solve_objective`) on `model` (the scenario's, built when not given;
-    bounds changed for a solve are restored after it). `found`, when given, collects each as it is
-    found (for a caller that is interrupted halfway).
+    bounds changed for a solve are restored after it), or, with `at_once` where `together` allows, by
+    HiGHS directly, several at once (`_in_rounds`: the same MILPs, each as `search` would solve it).
+    `found`, when given, collects each as it is found (for a caller that is interrupted halfway).
     """
     found = [] if found is None else found
     if k <= 0:
@@ -106,6 +110,9 @@ def find_alternatives(
     except OutOfTime:
         return []
     pool = _Found()
+    if at_once and together(model, solver):
+        _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap)
+        return ranked(catalog, scenario_id, best, found, k)
     for kind, item, bound in ranked_choices:
         if deadline.expired or progress.interrupted():
             break
@@ -123,6 +130,71 @@ def find_alternatives(
         if alt is not None:
             found.append(alt)
     return ranked(catalog, scenario_id, best, found, k)
+
+
+ROUND = 3
+"""The most alternatives solved at once, as one round (`_in_rounds`; no more than the k asked)."""
+
+
+def together(model: Model, solver: str) -> bool:
+    """Whether the alternatives' MILPs are solved in rounds, at once: HiGHS, one MILP per alternative (no
+    Dinkelbach steps) and no start heuristic of its own (a model that uses one solves in turn)."""
+    return solver == "highs" and model.scenario.objective != "max_perf_per_tco" and not model.use_start
+
+
+def _in_rounds(
+    catalog: Catalog,
+    scenario_id: str,
+    model: Model,
+    choices: list[tuple[str, str, float | None]],
+    pool: _Found,
+    found: list[AlternativeSolution],
+    k: int,
+    solver: str,
+    deadline: Deadline,
+    gap: float,
+) -> None:
+    """The alternatives' MILPs in rounds of up to ROUND (and k) choices solved at once
+    (`highs.run_together`), in the order of their bounds. What a round solves, and from which start,
+    depends only on the rounds before it (the plans they found: the bound rule, the MIP starts), never on
+    which solve ends first, so the plans are the same on any machine; the progress line names the round."""
+    objective = model.scenario.objective
+    queue = list(choices)
+    while queue and not (deadline.expired or progress.interrupted()):
+        batch: list[tuple[str, str]] = []
+        while queue and len(batch) < min(ROUND, k):
+            kind, item, bound = queue.pop(0)
+            if bound is None:  # the LP without it has no solution: neither has the MILP
+                found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
+            elif not _cannot_enter(objective, bound, pool.kept, k):
+                batch.append((kind, item))
+        if not batch:
+            break
+        first, pool.solved = pool.solved + 1, pool.solved + len(batch)
+        label = (f"alternatives {first}-{pool.solved} ({k} asked), at once" if len(batch) > 1
+                 else f"alternative {first} ({k} asked): without {batch[0][0]} {batch[0][1]}")
+        pending = [_ready(model, choice, pool, deadline, gap) for choice in batch]
+        scale, unit = (1 / MONEY_SCALE, "USD") if objective == "min_tco" else (1.0, "PFLOPs")
+        with progress.stage(label), progress.reading(scale, unit):
+            run_together([p.model.h for p in pending])
+        for choice, p in zip(batch, pending, strict=True):
+            alt = _settle(catalog, scenario_id, model, choice, pool, finish(p))
+            if alt is not None and not progress.interrupted():
+                found.append(alt)
+        if progress.interrupted():
+            break
+
+
+def _ready(model: Model, choice: tuple[str, str], pool: _Found, deadline: Deadline, gap: float) -> Pending:
+    """HiGHS's copy of the model without `choice`, from the last plan found that does not choose it."""
+    set_objective(model, model.scenario.objective)
+    touched = _exclude(model, *choice)
+    try:
+        usable = [values for items, _r, values in pool.seeds if choice not in items]
+        return start_highs(model.prob, deadline.remaining(), usable[-1] if usable else None, gap)
+    finally:
+        for var, upper in touched:
+            var.upBound = upper
 
 
 @dataclass
@@ -155,6 +227,25 @@ def _without(
         result, decisions, _iterations = search(model, start, usable[-1][1] if usable else None)
     for var, upper in touched:
         var.upBound = upper
+    return _settle(catalog, scenario_id, model, choice, pool, result, decisions)
+
+
+def _settle(
+    catalog: Catalog,
+    scenario_id: str,
+    model: Model,
+    choice: tuple[str, str],
+    pool: _Found,
+    result: SolveResult,
+    decisions: Decisions | None = None,
+) -> AlternativeSolution | None:
+    """The alternative a solve without `choice` gave (its values on the model's variables; `decisions`
+    read from them when not given), recorded in `pool`; None when a limit or Ctrl-C stopped it first."""
+    from trnplan.optimize import extract
+
+    kind, item = choice
+    if decisions is None and result.status.has_solution:
+        decisions = extract(model)
     if decisions is None or not decisions.deployments:
         stopped = result.termination.is_limit or result.termination is Termination.INTERRUPT
         if stopped or progress.interrupted():

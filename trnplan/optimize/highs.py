@@ -162,6 +162,42 @@ def run(h: Any) -> None:
         session.interrupted = True
 
 
+TOGETHER_THREADS = min(3, os.cpu_count() or 1)
+"""At most this many solves of `run_together` run at once (each HiGHS instance itself on one thread)."""
+
+
+def run_together(hs: list[Any]) -> None:
+    """Run several HiGHS instances at once, each on a thread of its own (highspy releases the GIL while it
+    solves; each instance has one thread and a fixed seed, so each outcome is the one `run` would give).
+    The main thread waits in short steps, reporting the first instance's figures to a `progress.watch`
+    session; Ctrl-C asks every instance to stop, and as `run` either re-raises or (a session that keeps
+    the best plan) leaves each with what it had."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    if len(hs) == 1:
+        run(hs[0])
+        return
+    session = progress.current()
+    latest = _watch_mip(hs[0]) if session is not None and session.progress is not None else None
+    for h in hs:
+        h.HandleUserInterrupt = True
+    with ThreadPoolExecutor(max_workers=min(len(hs), TOGETHER_THREADS)) as pool:
+        futures = [pool.submit(h.run) for h in hs]
+        try:
+            while wait(futures, timeout=PROGRESS_STEP_S).not_done:
+                if latest is not None and session is not None:
+                    session.report(*latest)
+        except KeyboardInterrupt:
+            for h in hs:
+                h.cancelSolve()
+            wait(futures)
+            if session is None or not session.keep_best_on_interrupt:
+                raise
+            session.interrupted = True
+    for future in futures:
+        future.result()  # a solve that raised: say so here
+
+
 def _watch_mip(h: Any) -> list[float | None]:
     """Subscribe to HiGHS's MIP callbacks; the list returned holds [incumbent, bound, gap] as they change
     (written by the solver's thread, read by the main thread: three floats, no lock needed)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import time
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from typing import Any
@@ -200,21 +200,60 @@ def _solve_highs(
     bounds: list[Bound],
     gap_target: float,
 ) -> SolveResult:
+    pending = start_highs(prob, time_limit, start, gap_target, bounds)
+    highs.run(pending.model.h)
+    return _finish_highs(pending)
+
+
+@dataclass
+class Pending:
+    """A HiGHS solve made ready from a problem as it stood (`start_highs`), run by `highs.run` or, with
+    others, by `highs.run_together`, then read back onto the problem's variables by `finish`."""
+
+    model: HighsModel
+    time_limit: float | None
+    start: dict[str, float] | None
+    gap: float
+    began: float = field(default_factory=time.perf_counter)
+
+
+def start_highs(
+    prob: pulp.LpProblem,
+    time_limit: float | None,
+    start: dict[str, float] | None = None,
+    gap: float = 0.0,
+    bounds: list[Bound] | None = None,
+) -> Pending:
+    """HiGHS's copy of `prob` with its bounds as they are now, trnplan's options, the `gap` asked, extra
+    rows and a MIP start, ready to run (the problem may change after this: the copy does not)."""
     model = HighsModel(prob, seed=highs.HIGHS_SEED)
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
     model.set_options(**HIGHS_OPTIONS)
-    if gap_target > 0:
-        model.set_options(mip_rel_gap=float(gap_target))
+    if gap > 0:
+        model.set_options(mip_rel_gap=float(gap))
     _check_loaded(model)
-    model.add_rows(bounds)
+    model.add_rows(bounds or [])
     model.set_start(start)
-    began = time.perf_counter()
-    highs.run(model.h)
+    return Pending(model, time_limit, start, gap)
+
+
+def finish(pending: Pending) -> SolveResult:
+    """What a run of `pending` gave, as `solve` says it; its values are on the problem's variables."""
+    result = _finish_highs(pending)
+    if result.status is SolveStatus.NO_SOLUTION and pending.time_limit is None:
+        result = SolveResult(SolveStatus.ERROR, result.solver, result.version, None, None, result.termination)
+    return replace(result, target=pending.gap)
+
+
+def _finish_highs(pending: Pending) -> SolveResult:
+    model, time_limit, start, gap_target = pending.model, pending.time_limit, pending.start, pending.gap
+    prob = model.prob
 
     def again(h: Any) -> None:
         if time_limit is not None:
-            h.setOptionValue("time_limit", max(0.1, float(time_limit) - (time.perf_counter() - began)))
+            left = float(time_limit) - (time.perf_counter() - pending.began)
+            h.setOptionValue("time_limit", max(0.1, left))
         model.set_start(start)
         highs.run(h)
 
