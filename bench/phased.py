@@ -139,10 +139,11 @@ def main() -> None:
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
                 today = rows.get("today")
                 ratio = f"{row['seconds'] / today['seconds']:7.2f}" if today else ""
+                sizes = (f"{row['variables']:6d} {row['integers']:5d} {row['rows']:6d}" if row["variables"]
+                         else f"{'-':>6} {'-':>5} {'-':>6}")  # a tree's worker does not report them
                 print(
                     f"{case:>6} {seed:>4} {aim:>6g} {label:>8} {row['status']:>8} {gap:>8} "
-                    f"{row['seconds']:8.1f} {row['variables']:6d} {row['integers']:5d} {row['rows']:6d} "
-                    f"{ratio}",
+                    f"{row['seconds']:8.1f} {sizes} {ratio}",
                     flush=True,
                 )
                 target = PHASED_TARGETS.get((sites, quarters, aim)) if label == "today" else None
