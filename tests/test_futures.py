@@ -344,3 +344,78 @@ def test_the_futures_bench_skips_the_per_future_solves_at_zero() -> None:
     bad = subprocess.run([sys.executable, str(bench), "--sizes", "2", "--per-future", "-1"],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def dated_world() -> dict[str, Any]:
+    """The phased world with a price path and a switch date in doubt: chip x costs 10,000 from 2026-01 and
+    8,000 from 2027-01 (that step ranged 6,000 to 9,000); the scale-up switch of the liquid form ships
+    2026-06 (ranged 2025-10 to 2027-01: in time for the first purchases, or a year late)."""
+    world = phased_world()
+    world["chips"]["x"]["unit_usd"] = {"2026-01": 10000, "2027-01": 8000}
+    world["chips"]["x"]["ranges"] = {"unit_usd.2027-01": [6000, 9000]}
+    world["switches"]["up"].update(available_from="2026-06", unit_usd=2000,
+                                   ranges={"available_from": ["2025-10", "2027-01"]})
+    return world
+
+
+DATED = {
+    "switch early or late": [['switches.up.available_from="2025-10"'],
+                             ['switches.up.available_from="2027-01"']],
+    "dates and price path": [['switches.up.available_from="2025-12"', "chips.x.unit_usd.2027-01=6000"],
+                             ['switches.up.available_from="2026-11"', "chips.x.unit_usd.2027-01=9000"],
+                             ["chips.x.unit_usd.2027-01=7000"]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATED))
+def test_drawn_dates_and_price_paths_are_priced_exactly(name: str, tmp_path) -> None:
+    """Futures that differ in when a switch ships and in a later step of the chip's price path: the
+    extensive form equals the brute force over them (each future's path and dates priced in its own
+    catalog), and VSS, EVPI >= 0."""
+    from trnplan.specs.load import load_specs
+
+    specs = conftest.spec_folder(tmp_path, dated_world())
+    catalogs = [load_specs([specs], sets) for sets in DATED[name]]
+    assert catalogs[0].chips["x"].schedules["unit_usd"]["2026-01"] == 10000
+    outcome = plan_across_futures(catalogs, load_specs([specs]), "s", 1)
+    truth = best_across_futures(catalogs, "s", 1, None)
+    assert truth is not None
+    value, key, _scores = truth
+    assert outcome.status == "optimal"
+    assert outcome.objective_usd == pytest.approx(value, rel=1e-9)
+    assert all(shared_key_of(d, ["a", "b"], 1) == key for d in outcome.decisions)
+    assert outcome.vss_usd is not None and outcome.vss_usd >= -0.01 and outcome.evpi_usd >= -0.01
+
+
+def test_optimize_futures_draws_months_and_schedule_entries(tmp_path) -> None:
+    """`optimize --futures` draws the switch date in whole months and the price path's entry; the plan
+    file records them, reads back, and re-checks in each future's catalog; the average future's date is
+    the mean month."""
+    import json
+
+    from conftest import run
+
+    from trnplan.cli.futures import _mean_overrides
+    from trnplan.plan.check import check_plan
+    from trnplan.plan.file import read_plan
+    from trnplan.specs.load import load_specs
+    from trnplan.sweep.grid import ranged_fields, sample_runs
+
+    specs = conftest.spec_folder(tmp_path, dated_world())
+    out = tmp_path / "dated.yaml"
+    result = run("optimize", "s", "--specs", str(specs), "--futures", "4", "--seed", "2", "--workers", "1",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    plan = read_plan(out)
+    months = [r.set["switches.up.available_from"] for r in plan.futures.runs]
+    assert all(isinstance(m, str) and "2025-10" <= m <= "2027-01" for m in months)
+    assert all(6000 <= r.set["chips.x.unit_usd.2027-01"] <= 9000 for r in plan.futures.runs)
+    catalogs = [load_specs([specs], [f"{p}={json.dumps(v)}" for p, v in r.set.items()])
+                for r in plan.futures.runs]
+    assert check_plan(plan, load_specs([specs]), catalogs) == []
+    fields = ranged_fields(load_specs([specs]), "s")
+    runs = sample_runs(fields, 4, 2)
+    from trnplan.catalog.months import month_index, month_text
+
+    mean = month_text(round(sum(month_index(r.set["switches.up.available_from"]) for r in runs) / 4))
+    assert f'switches.up.available_from="{mean}"' in _mean_overrides(fields, runs)

@@ -24,7 +24,7 @@ from conftest import TERMINAL, run
 from trnplan.errors import EXIT_INVALID, EXIT_USAGE
 from trnplan.plan.build import plan_scenario
 from trnplan.specs.load import inputs_digest, load_specs
-from trnplan.sweep.grid import Ranged, sample_runs
+from trnplan.sweep.grid import Ranged, ranged_fields, sample_runs
 
 pytest.importorskip("distributed")
 
@@ -370,8 +370,77 @@ def test_monte_carlo_draws_only_what_the_scenario_can_use():
     every = {f.path for f in ranged_fields(catalog)}
     used = {f.path for f in ranged_fields(catalog, "trn3-100k")}
     assert used < every
-    assert "chips.trn3.unit_usd" in used and "chips.gb200.unit_usd" in every - used
+    assert "chips.trn3.unit_usd.2025-12" in used and "chips.gb200.unit_usd" in every - used
+    # trn3-100k is planned at 2026-06: the 2027-01 step of the Trainium3 price path is not read
+    assert "chips.trn3.unit_usd.2027-01" in every - used
     assert not any(p.startswith("chips.") and not p.startswith("chips.trn3.") for p in used)
     assert any(p.startswith("cooling.") for p in used)
     scale_out = {s for s, sw in catalog.switches.items() if sw.role == "scale_out"}
     assert {p.split(".")[1] for p in used if p.startswith("switches.")} & scale_out
+
+
+# --- month ranges and schedule entries ---------------------------------------------------------------
+
+
+def test_month_and_schedule_entry_ranges_are_validated_with_located_messages(tmp_path):
+    """A month field takes a range of months (both ends YYYY-MM, holding its value); a schedule's entry a
+    range of numbers (`unit_usd.2027-01`); a range on a whole schedule names its entries instead."""
+    world = world_data()
+    chip = world["chips"]["x"]
+    chip["available_from"] = "2026-01"
+    chip["unit_usd"] = {"2026-01": 10000, "2027-01": 8000}
+    chip["ranges"] = {"available_from": ["2025-10", "2026-04"], "unit_usd.2027-01": [6000, 9000]}
+    folder = write(tmp_path / "specs", world)
+    assert run("validate", "--specs", str(folder)).exit_code == 0
+    catalog = load_specs([folder])
+    fields = {f.path: f for f in ranged_fields(catalog)}
+    assert fields["chips.x.available_from"].month and fields["chips.x.available_from"].low == "2025-10"
+    bad = {"available_from": ["2026-02", "2026-04"], "unit_usd": [6000, 12000],
+           "unit_usd.2027-02": [6000, 9000], "tdp_w": ["2026-01", "2026-02"]}
+    chip["ranges"] = bad
+    result = run("validate", "--specs", str(write(tmp_path / "specs", world)))
+    assert result.exit_code == EXIT_INVALID
+    said = result.stderr
+    assert "ranges.tdp_w range [2026-01, 2026-02]: tdp_w is a number; give both ends as numbers" in said
+    chip["ranges"] = {k: v for k, v in bad.items() if k != "tdp_w"}
+    said = run("validate", "--specs", str(write(tmp_path / "specs", world))).stderr
+    assert re.search(r"world\.yaml:\d+:\d+: chips\.x\.ranges\.available_from: range \[2026-02, 2026-04\] "
+                     r"must hold the value of available_from, 2026-01", said), said
+    assert re.search(r"chips\.x\.ranges\.unit_usd: unit_usd is a step schedule here; a range names one of "
+                     r"its entries: unit_usd\.2026-01, unit_usd\.2027-01", said), said
+    assert ("chips.x.ranges.unit_usd.2027-02: unit_usd has no entry 2027-02 (its entries: 2026-01, 2027-01)"
+            in said)
+    chip["ranges"] = {"available_from": ["2026-01", "2026-4"]}
+    said = run("validate", "--specs", str(write(tmp_path / "specs", world))).stderr
+    assert "chips.x.ranges.available_from.1: '2026-4' is not a month" in said, said
+    # a what-if that makes the schedule one number leaves its entry's range alone
+    chip["ranges"] = {"unit_usd.2027-01": [6000, 9000]}
+    load_specs([write(tmp_path / "specs", world)], ["chips.x.unit_usd=9500"])
+
+
+def test_months_are_drawn_in_whole_months_and_fixed_by_the_seed():
+    fields = [Ranged("switches.u.available_from", "2026-07", "2027-04", False, True),
+              Ranged("chips.x.unit_usd.2027-01", 6000, 9000, False)]
+    runs = sample_runs(fields, 200, seed=3)
+    assert [r.set for r in runs] == [r.set for r in sample_runs(fields, 200, seed=3)]
+    months = [r.set["switches.u.available_from"] for r in runs]
+    assert set(months) == {f"2026-{m:02d}" for m in range(7, 13)} | {f"2027-{m:02d}" for m in range(1, 5)}
+    assert runs[0].overrides[0] == f'switches.u.available_from="{months[0]}"'
+    assert all(6000 <= r.set["chips.x.unit_usd.2027-01"] <= 9000 for r in runs)
+
+
+def test_a_drawn_schedule_entry_moves_only_that_entry():
+    """`--set chips.x.unit_usd.2027-01=V` (what a draw of the entry's range sets) keeps the other entries:
+    the price path, not one flat price."""
+    world = world_data()
+    world["chips"]["x"]["unit_usd"] = {"2026-01": 10000, "2027-01": 8000}
+    world["chips"]["x"]["ranges"] = {"unit_usd.2027-01": [6000, 9000]}
+    from trnplan.testkit.builders import catalog_from_dict
+
+    base = catalog_from_dict(world)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        drawn = load_specs([write(Path(folder) / "s", world)], ["chips.x.unit_usd.2027-01=6500"])
+    assert base.chips["x"].schedules["unit_usd"] == {"2026-01": 10000, "2027-01": 8000}
+    assert drawn.chips["x"].schedules["unit_usd"] == {"2026-01": 10000, "2027-01": 6500}

@@ -128,6 +128,18 @@ def test_a_known_dominant_input_is_ranked_first():
     assert found["inputs"][0]["s1"] > 0.8
 
 
+def test_a_drawn_month_is_ranked_as_months():
+    """A month input (a switch's drawn date, YYYY-MM) is ranked like a number: months since year 0."""
+    from trnplan.catalog.months import month_index, month_text
+
+    rows = rows_of(200, lambda d, r: 1e6 * d["a"] + 5 * d["b"] + r.gauss(0, 1))
+    for row in rows:
+        row["set"]["a"] = month_text(month_index("2026-01") + round(row["set"]["a"] * 15))
+        row["tco_usd"] = 1e6 * month_index(row["set"]["a"]) + 5 * row["set"]["b"]
+    found = rank_inputs(rows, ["a", "b"])
+    assert [i["path"] for i in found["inputs"]][0] == "a" and found["inputs"][0]["told_apart"]
+
+
 def test_too_few_samples_say_so():
     few = rank_inputs(rows_of(MIN_RUNS - 1, lambda d, r: 100 * d["a"]), ["a", "b", "c"])
     assert few["ranked"] == 0 and few["inputs"] == [] and "too few samples" in few["warning"]
@@ -149,3 +161,29 @@ def test_a_sampled_sweep_ranks_the_chip_price_first(specs):
     few = run("sweep", "s", "--specs", str(specs), "--sample", "5", "--workers", "1", columns=80)
     assert few.exit_code == 0, few.stderr
     assert "too few samples to rank the inputs" in " ".join(few.stdout.split())
+
+
+def test_a_month_range_and_a_price_path_entry_are_bars_at_their_ends(tmp_path):
+    """A switch's `available_from` ranged in months is a bar at its low and high month, and a later step of
+    the chip's price path at its two ends; each end is `optimize --set` there, to the cent."""
+    from test_futures import dated_world
+
+    specs = conftest.spec_folder(tmp_path, dated_world())
+    result = run("sweep", "s", "--specs", str(specs), "--tornado", "--workers", "1", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    bars = {b["input"]: b for b in json.loads(result.stdout)["tornado"]}
+    assert set(bars) == {"switches.up.available_from", "chips.x.unit_usd.2027-01"}
+    date = bars["switches.up.available_from"]
+    assert (date["low"], date["high"]) == ("2025-10", "2027-01")
+    for path, bar, ends in (("switches.up.available_from", date, ('"2025-10"', '"2027-01"')),
+                            ("chips.x.unit_usd.2027-01", bars["chips.x.unit_usd.2027-01"], ("6000", "9000"))):
+        tcos = [plan_scenario(load_specs([specs], [f"{path}={v}"]), "s", alternatives=0).totals.tco_usd
+                for v in ends]
+        assert [round(bar["tco_low_usd"] * 100), round(bar["tco_high_usd"] * 100)] == [
+            round(t * 100) for t in tcos]
+    # the switch a year late costs the first hall its liquid racks; 16 chips are bought at the 2027 price,
+    # charged for the year left of the two-year window (no cost of capital): half their price
+    assert date["swing_usd"] > 0 and date["choices_changed"]
+    assert bars["chips.x.unit_usd.2027-01"]["swing_usd"] == pytest.approx(16 * 3000 / 2, rel=1e-6)
+    table = run("sweep", "s", "--specs", str(specs), "--tornado", "--workers", "1", columns=80)
+    assert "2025-10" in table.stdout and "2027-01" in table.stdout

@@ -116,8 +116,11 @@ def _pct(p: float, sign: str) -> str:
     return f"{sign}{text}%"
 
 
-def trimmed(v: float) -> str:
-    """Whole numbers with separators; others trimmed to a readable precision."""
+def trimmed(v: float | str) -> str:
+    """Whole numbers with separators; others trimmed to a readable precision; a month (a month range's end)
+    as itself."""
+    if isinstance(v, str):
+        return v
     a = abs(v)
     if float(v).is_integer():
         return f"{v:,.0f}"

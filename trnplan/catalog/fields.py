@@ -16,7 +16,10 @@ FIELD_DOCS: dict[str, str] = {
     "Provenance.sources": "Where the entity's figures come from: URLs or citations, one per item.",
     "Provenance.estimates": "Fields (dotted paths) whose values are estimates, not published figures.",
     "Provenance.notes": "Free text: the reasoning behind estimates and anything a reader should know.",
-    "Provenance.ranges": "Field path -> [low, high]: what `trnplan sweep --sample` draws the field from.",
+    "Provenance.ranges": "Field path -> [low, high]: what `sweep --sample`, `sweep --tornado` and `optimize "
+    "--futures` draw the field from; a number field's ends are numbers, a month field's (available_from) "
+    "months YYYY-MM (drawn in whole months); FIELD.YYYY-MM ranges one entry of a step schedule "
+    "(unit_usd.2027-01: the price from then on, the path's other entries kept).",
     # chips
     "ChipSpec.name": "The chip's name as people say it, e.g. Trainium3.",
     "ChipSpec.vendor": "Who makes or sells the chip.",

@@ -8,15 +8,16 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from trnplan.catalog.base import PROVENANCE, Spec, Text
-from trnplan.catalog.ranges import range_problems
+from trnplan.catalog.ranges import RangeEnd, range_problems
 
 
 class Provenance(Spec):
     sources: list[Text] = []
     estimates: list[str] = []
     notes: Text | None = None
-    ranges: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = {}
-    """`{FIELD: [LOW, HIGH]}`: how far an estimate may be off; `trnplan sweep --sample` draws in them."""
+    ranges: dict[str, Annotated[list[RangeEnd], Field(min_length=2, max_length=2)]] = {}
+    """`{FIELD: [LOW, HIGH]}`: how far an estimate may be off (numbers, or months for a month field);
+    `trnplan sweep --sample`, `--tornado` and `optimize --futures` draw in them."""
 
     @model_validator(mode="after")
     def _estimates_name_fields(self) -> Provenance:

@@ -33,13 +33,18 @@ def parse_risk(text: str | None) -> float | None:
 
 
 def _mean_overrides(fields: list[Ranged], runs: Sequence[Run]) -> list[str]:
-    """Each drawn input at its mean over the futures (whole numbers rounded): the average future."""
+    """Each drawn input at its mean over the futures (whole numbers rounded; a month the mean month,
+    rounded to a whole one): the average future."""
     import json
+
+    from trnplan.catalog.months import month_text
+    from trnplan.catalog.ranges import as_number
 
     out = []
     for f in fields:
-        mean = sum(float(r.set[f.path]) for r in runs) / len(runs)
-        value: float | int = round(mean) if f.integer else float(f"{mean:.9g}")
+        mean = sum(as_number(r.set[f.path]) for r in runs) / len(runs)
+        value: float | int | str = (month_text(round(mean)) if f.month else round(mean) if f.integer
+                                    else float(f"{mean:.9g}"))
         out.append(f"{f.path}={json.dumps(value)}")
     return out
 

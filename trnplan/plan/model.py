@@ -267,7 +267,7 @@ class FutureRun(Part):
     """One future of a plan across futures: the inputs it drew (`--set` PATH -> value), its TCO with the
     shared purchases and its own recourse, and its periods over the whole window."""
 
-    set: dict[str, float]
+    set: dict[str, float | Annotated[str, StringConstraints(pattern=MONTH)]]  # a month field's draw: YYYY-MM
     tco_usd: Amount
     periods: list[PlanPeriod]
 

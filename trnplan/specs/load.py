@@ -393,14 +393,15 @@ def _validate_all(layers: _Layers, problems: list[Problem]) -> dict[EntityKey, B
 
 
 def _ranges_off(models: dict[EntityKey, BaseModel], merged: Entities) -> list[Problem]:
-    """Each range must hold its field's value as the specs give it; a value a `--set` moved is a what-if,
-    free to leave the range."""
+    """Each range must hold its field's value as the specs give it; a value a `--set` moved (the field, or
+    the schedule a range names an entry of) is a what-if, free to leave the range."""
     found = []
     for key, model in sorted(models.items()):
         entity = merged[key]
         for path, message in outside_values(model):
-            mark = entity.marks.get(tuple(path.split(".")))
-            if mark is None or mark[0] != SET_FILE:
+            parts = tuple(path.split("."))
+            marks = [entity.marks.get(parts[:n]) for n in range(1, len(parts) + 1)]  # the field or an entry
+            if not any(mark is not None and mark[0] == SET_FILE for mark in marks):
                 found.append(entity.problem(("ranges", path), message))
     return found
 

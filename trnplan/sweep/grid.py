@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from trnplan.catalog import KINDS, MODELS, Catalog
+from trnplan.catalog.months import month_index, month_text
 from trnplan.catalog.ranges import number_field
 from trnplan.errors import SpecError, UsageError
 from trnplan.specs.yamlsafe import parse_yaml
@@ -184,17 +185,29 @@ def grid_runs(axes: list[Axis]) -> GridRuns:
 
 @dataclass(frozen=True)
 class Ranged:
-    """A field the specs give a range: its path, bounds, and whether it holds whole numbers."""
+    """A field the specs give a range: its path, bounds, whether it holds whole numbers, and whether it
+    holds months (`YYYY-MM` bounds, drawn in whole months)."""
 
     path: str
-    low: float
-    high: float
+    low: Any
+    high: Any
     integer: bool
+    month: bool = False
+
+    def draw(self, rng: random.Random) -> Any:
+        """One value drawn uniformly within the range: a whole month, a whole number, or a number (9
+        significant figures)."""
+        if self.month:
+            return month_text(rng.randint(month_index(self.low), month_index(self.high)))
+        if self.integer:
+            return rng.randint(round(self.low), round(self.high))
+        return min(max(float(f"{rng.uniform(self.low, self.high):.9g}"), self.low), self.high)
 
 
 def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Ranged]:
     """Every `ranges` entry as `KIND.ID.FIELD` (sorted); with a scenario, only those of entities it can use
-    (`trnplan.sweep.usable.usable_ids`), so that no draw of an input the plan cannot read is ranked."""
+    (`trnplan.sweep.usable.usable_ids`) and, of a schedule, only the entries in effect at a month it reads,
+    so that no draw of an input the plan cannot read is ranked."""
     usable = None if scenario_id is None else usable_ids(catalog, scenario_id)
     found = []
     for kind in KINDS:
@@ -203,14 +216,30 @@ def ranged_fields(catalog: Catalog, scenario_id: str | None = None) -> list[Rang
                 continue
             for field, (low, high) in sorted(getattr(entity, "ranges", {}).items()):
                 number = number_field(MODELS[kind], field)
-                integer = bool(number and number.integer)
-                found.append(Ranged(f"{kind}.{entity_id}.{field}", low, high, integer))
+                if scenario_id is not None and number is not None and number.entry and not _entry_read(
+                        entity, field, catalog.scenarios[scenario_id]):
+                    continue
+                integer, month = bool(number and number.integer), bool(number and number.month)
+                found.append(Ranged(f"{kind}.{entity_id}.{field}", low, high, integer, month))
     return found
 
 
+def _entry_read(entity: Any, path: str, scenario: Any) -> bool:
+    """Whether the scenario reads the schedule entry `FIELD.YYYY-MM` of the entity: in effect at one of its
+    periods' starts (at its `as_of` without periods; the last entry without either)."""
+    field, _, month = path.rpartition(".")
+    entries = sorted(getattr(entity, "schedules", {}).get(field, {}))
+    if month not in entries:
+        return False
+    read = scenario.periods or ([scenario.as_of] if scenario.as_of else [])
+    if not read:
+        return bool(month == entries[-1])
+    return any(month == max((e for e in entries if e <= m), default=entries[0]) for m in read)
+
+
 class SampleRuns(Runs):
-    """Run i draws every ranged field uniformly within its range, from the seed and i alone, so a resumed
-    sweep draws the same values."""
+    """Run i draws every ranged field uniformly within its range (a month range in whole months), from the
+    seed and i alone, so a resumed sweep draws the same values."""
 
     def __init__(self, fields: list[Ranged], n: int, seed: int):
         super().__init__(n)
@@ -218,12 +247,7 @@ class SampleRuns(Runs):
 
     def run(self, i: int) -> Run:
         rng = random.Random(f"{self.seed}:{i}")
-        sets: dict[str, Any] = {}
-        for f in self.fields:
-            if f.integer:
-                sets[f.path] = rng.randint(round(f.low), round(f.high))
-            else:
-                sets[f.path] = min(max(float(f"{rng.uniform(f.low, f.high):.9g}"), f.low), f.high)
+        sets: dict[str, Any] = {f.path: f.draw(rng) for f in self.fields}
         return Run(i, sets, tuple(f"{p}={_text(v)}" for p, v in sets.items()))
 
 

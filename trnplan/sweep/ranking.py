@@ -2,7 +2,8 @@
 Sobol indices estimated from the given sample, `SALib.analyze.delta` with `method="sobol"`, with bootstrap
 confidence intervals), and whether the sample is large enough to tell them apart.
 
-The index S1 of an input is the share of the TCO's variance its value alone explains. Inputs are ranked
+The index S1 of an input is the share of the TCO's variance its value alone explains (a drawn month read as
+months since year 0). Inputs are ranked
 by S1; an input is told apart from the next when its interval lies wholly above the next one's (the last
 one's above 0). When not even the first input is told apart, the sample is too small to rank them.
 """
@@ -13,9 +14,12 @@ import contextlib
 import importlib
 import io
 import math
+import re
 import warnings
 from typing import Any
 
+from trnplan.catalog.base import MONTH_PATTERN
+from trnplan.catalog.months import month_index
 from trnplan.sweep.rows import Row
 
 MIN_RUNS = 10
@@ -34,6 +38,17 @@ def _figure(value: float) -> float:
     return float(f"{value:.6g}")
 
 
+def _numeric(value: Any) -> float | None:
+    """A drawn value as a number: a month (YYYY-MM) as months since year 0; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and re.fullmatch(MONTH_PATTERN, value):
+        return float(month_index(value))
+    return None
+
+
 def _too_few(n: int, why: str) -> dict[str, Any]:
     return {"method": METHOD, "runs": n, "inputs": [], "ranked": 0,
             "warning": f"too few samples to rank the inputs: {why}; draw more (--sample N)"}
@@ -43,7 +58,7 @@ def rank_inputs(rows: list[Row], paths: list[str], seed: int = 0) -> dict[str, A
     """The inputs ranked by S1 (largest first) with their intervals, how many leading inputs the sample
     tells apart (`ranked`), and a warning when it tells none apart (or cannot rank at all)."""
     solved = [r for r in rows if r.get("tco_usd") is not None and all(
-        isinstance(r["set"].get(p), (int, float)) for p in paths)]
+        _numeric(r["set"].get(p)) is not None for p in paths)]
     n = len(solved)
     if n < MIN_RUNS:
         return _too_few(n, f"{n} solved runs, at least {MIN_RUNS} are needed")
@@ -56,7 +71,7 @@ def rank_inputs(rows: list[Row], paths: list[str], seed: int = 0) -> dict[str, A
         delta = importlib.import_module("SALib.analyze.delta")
     except ImportError:
         return {"method": METHOD, "runs": n, "inputs": [], "ranked": 0, "warning": INSTALL_HINT}
-    x = np.array([[float(r["set"][p]) for p in paths] for r in solved])
+    x = np.array([[_numeric(r["set"][p]) for p in paths] for r in solved])
     y = np.array(tcos, dtype=float)
     bounds = [[float(x[:, j].min()), float(x[:, j].max())] for j in range(len(paths))]
     problem = {"num_vars": len(paths), "names": list(paths), "bounds": bounds}

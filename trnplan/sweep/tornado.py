@@ -34,8 +34,9 @@ def tornado_inputs(catalog: Catalog, scenario_id: str) -> tuple[list[Ranged], li
     return used, unused
 
 
-def _end(field: Ranged, value: float) -> Any:
-    return round(value) if field.integer else value
+def _end(field: Ranged, value: Any) -> Any:
+    """A range end as the run sets it: a month as itself, a whole number rounded."""
+    return round(value) if field.integer and not field.month else value
 
 
 def tornado_runs(fields: list[Ranged]) -> list[Run]:

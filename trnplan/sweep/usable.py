@@ -4,7 +4,10 @@ an entity no allowed option, site or switch of the scenario reads cannot move it
 
 from __future__ import annotations
 
-from trnplan.catalog import Catalog
+import dataclasses
+from typing import Any
+
+from trnplan.catalog import KINDS, Catalog
 from trnplan.costs import all_options, option_problems, scale_out_switches
 
 
@@ -12,7 +15,9 @@ def usable_ids(catalog: Catalog, scenario_id: str) -> dict[str, set[str]]:
     """Ids per kind a scenario's plan can depend on (kinds not listed: all of them): the scenario, its
     sites and workload; the forms, chips, coolings and scale-up switches of the options some site of
     the scenario may use; the scale-out switches it may use; the fabric's cooling; the power chains its
-    sites name."""
+    sites name. A month a range draws (`available_from`) is read at its earliest end: a switch that may
+    ship in time in some draw can move the plan."""
+    catalog = _earliest(catalog)
     scenario = catalog.scenarios[scenario_id]
     allowed = [
         (f, q, u)
@@ -34,3 +39,19 @@ def usable_ids(catalog: Catalog, scenario_id: str) -> dict[str, set[str]]:
             chain for s in scenario.sites if s in catalog.sites and (chain := catalog.sites[s].redundancy)
         },
     }
+
+
+def _earliest(catalog: Catalog) -> Catalog:
+    """The catalog with every month range's field at its low end (what can be bought soonest)."""
+    changes: dict[str, Any] = {}
+    for kind in KINDS:
+        entities = catalog.of(kind)
+        moved = {}
+        for entity_id, entity in entities.items():
+            months = {f: low for f, (low, _) in getattr(entity, "ranges", {}).items()
+                      if "." not in f and isinstance(low, str)}
+            if months:
+                moved[entity_id] = entity.model_copy(update=months)
+        if moved:
+            changes[kind] = {**entities, **moved}
+    return dataclasses.replace(catalog, **changes) if changes else catalog
