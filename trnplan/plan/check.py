@@ -229,15 +229,19 @@ def check_plan(plan: Plan, catalog: Catalog, futures: Sequence[Catalog] | None =
         return [f"scenario '{plan.scenario}' is not in the specs"]
     if plan.futures is not None:
         return check_futures(plan, catalog, futures)
-    problems = _period_problems(plan, scenario)
+    return _check_in(plan, catalog)
+
+
+def _check_in(plan: Plan, catalog: Catalog) -> list[str]:
+    """The plan's periods, decisions and every figure against one catalog."""
+    problems = _period_problems(plan, catalog.scenarios[plan.scenario])
     if problems:
         return problems
     decisions = plan_decisions(plan)
     problems = _decisions_problems(catalog, plan, decisions)
     if problems:
         return problems
-    ev = evaluate_decisions(catalog, plan.scenario, decisions)
-    return check_evaluation(plan, catalog, ev)
+    return check_evaluation(plan, catalog, evaluate_decisions(catalog, plan.scenario, decisions))
 
 
 def _differences(stated: Any, computed: Any, path: str = "") -> list[str]:
@@ -298,22 +302,14 @@ def check_futures(plan: Plan, catalog: Catalog, futures: Sequence[Catalog] | Non
     if not scenario.periods or part.decide not in scenario.periods:
         return [f"futures.decide: {part.decide} is not a period of scenario '{plan.scenario}'"]
     shared = scenario.periods.index(part.decide) + 1
-    view = shared_view(catalog, plan.scenario, shared)
-    problems = _period_problems(plan, view.scenarios[plan.scenario])
-    if problems:
-        return problems
-    decisions = plan_decisions(plan)
-    problems = _decisions_problems(view, plan, decisions)
-    if problems:
-        return problems
-    problems = check_evaluation(plan, view, evaluate_decisions(view, plan.scenario, decisions))
-    if futures is None:
+    problems = _check_in(plan, shared_view(catalog, plan.scenario, shared))
+    if futures is None or plan.periods is None:
         return problems
     if len(futures) != len(part.runs):
         return [*problems, f"futures: {len(part.runs)} runs, but {len(futures)} catalogs to check them in"]
     each = []
     for k, (run, future) in enumerate(zip(part.runs, futures, strict=True)):
-        found, totals = _run_problems(run, future, plan.scenario, decisions.periods[:shared])
+        found, totals = _run_problems(run, future, plan.scenario, _period_decisions(plan.periods[:shared]))
         problems += [f"futures.runs.{k}.{p}" for p in found]
         if totals is not None:
             each.append(totals)
