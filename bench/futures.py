@@ -5,6 +5,7 @@ of 1 worker against 2, side by side in one run.
     python bench/futures.py                      # futures 5, 10, 20, 50; per-future solves of 20
     python bench/futures.py --sizes 5,10 --per-future 10
     python bench/futures.py --sizes 20 --per-future 0   # the extensive form only
+    python bench/futures.py --sizes 20 --per-future 0 --gap 1e-4   # proven within 1e-4
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ def futures_of(scenario: str, n: int, seed: int) -> list:
     return [load_specs([SPECS], list(r.overrides)) for r in runs]
 
 
-def extensive(scenario: str, sizes: list[int], seed: int, limit: float) -> None:
-    print(f"Extensive form, {scenario}, seed {seed}, load {os.getloadavg()[0]:.2f}")
+def extensive(scenario: str, sizes: list[int], seed: int, limit: float, gap: float) -> None:
+    print(f"Extensive form, {scenario}, seed {seed}, gap {gap:g}, load {os.getloadavg()[0]:.2f}")
     print("| futures | status | s | s per future | vs previous size |")
     print("|---:|---|---:|---:|---:|")
     before = None
@@ -42,7 +43,7 @@ def extensive(scenario: str, sizes: list[int], seed: int, limit: float) -> None:
         catalogs = futures_of(scenario, n, seed)
         shared = shared_periods(catalogs[0], scenario)
         start = time.perf_counter()
-        solved = optimize_futures(catalogs, scenario, shared, time_limit=limit)
+        solved = optimize_futures(catalogs, scenario, shared, time_limit=limit, gap=gap)
         took = time.perf_counter() - start
         growth = f"{took / before[1]:.2f}x for {n / before[0]:.1f}x futures" if before else ""
         print(f"| {n} | {solved.result.status.value} (gap {solved.result.mip_gap}) | {took:.1f} | "
@@ -75,10 +76,12 @@ def main() -> None:
                         help="futures of the per-future solves (0: skip them)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument("--gap", type=float, default=0.0, help="relative gap to prove (0: optimal)")
     args = parser.parse_args()
     if args.per_future < 0:
         parser.error("--per-future N: N is 0 (skip the per-future solves) or more")
-    extensive(args.scenario, [int(s) for s in args.sizes.split(",") if s.strip()], args.seed, args.time_limit)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    extensive(args.scenario, sizes, args.seed, args.time_limit, args.gap)
     if args.per_future:
         per_future(args.scenario, args.per_future, args.seed)
 

@@ -118,10 +118,11 @@ def _objective(prob: pulp.LpProblem, models: Sequence[Model], risk: float | None
 
 def optimize_futures(
     catalogs: Sequence[Catalog], scenario_id: str, shared: int, *, risk: float | None = None,
-    solver: str = "highs", time_limit: float | None = None,
+    solver: str = "highs", time_limit: float | None = None, gap: float = 0.0,
 ) -> FuturesSolution:
     """Minimise expected TCO (or its CVaR at `risk`) over the futures (one catalog each) with the first
-    `shared` periods' purchases the same in all; SolverError when no plan holds in every future."""
+    `shared` periods' purchases the same in all, proven optimal (`gap` > 0: within that relative gap, as
+    the bench measures the target); SolverError when no plan holds in every future."""
     check_solver_available(solver)
     models = [_future_model(c, scenario_id, f"f{k}_") for k, c in enumerate(catalogs)]
     prob = pulp.LpProblem(f"trnplan_futures_{scenario_id}".replace("-", "_").replace(".", "_"),
@@ -131,7 +132,7 @@ def optimize_futures(
             prob.addConstraint(row, f"f{k}_{row.name}")
     define_shared(prob, models, shared)
     _objective(prob, models, risk)
-    result = solve(prob, solver, time_limit)
+    result = solve(prob, solver, time_limit, gap=gap)
     if not result.status.has_solution:
         if result.status is SolveStatus.INFEASIBLE:
             raise SolverError(f"no plan of scenario '{scenario_id}' holds in every future with the purchases "
