@@ -128,13 +128,13 @@ def _one_range(entity: BaseModel, path: str, bounds: list[Any]) -> str | None:
                 "names one (e.g. unit_usd, dense_tflops.fp8, unit_usd.2027-01, available_from)")
     months = [isinstance(end, str) for end in bounds]
     if found.month and not all(months):
-        return f"range [{_text(low)}, {_text(high)}]: {path} is a month; give both ends as YYYY-MM"
+        return f"range [{end_text(low)}, {end_text(high)}]: {path} is a month; give both ends as YYYY-MM"
     if not found.month and any(months):
-        return f"range [{_text(low)}, {_text(high)}]: {path} is a number; give both ends as numbers"
+        return f"range [{end_text(low)}, {end_text(high)}]: {path} is a number; give both ends as numbers"
     if value_at(entity, path) is None and not found.entry:
         return "has no value here to range around; give the field a value first"
     if not low <= high:
-        return f"range [{_text(low)}, {_text(high)}]: LOW must not exceed HIGH"
+        return f"range [{end_text(low)}, {end_text(high)}]: LOW must not exceed HIGH"
     if found.month:
         return None
     p = found.plausible
@@ -143,7 +143,8 @@ def _one_range(entity: BaseModel, path: str, bounds: list[Any]) -> str | None:
     return None
 
 
-def _text(end: Any) -> str:
+def end_text(end: Any) -> str:
+    """A range end or a drawn value in words: a month as itself, a number in its shortest form."""
     return end if isinstance(end, str) else f"{end:g}"
 
 
@@ -165,6 +166,6 @@ def outside_values(entity: BaseModel) -> list[tuple[str, str]]:
             found.append((path, f"{path} is a step schedule here; a range names one of its entries: "
                           f"{entries}"))
         elif isinstance(value, (int, float, str)) and not low <= value <= high:
-            found.append((path, f"range [{_text(low)}, {_text(high)}] must hold the value of {path}, "
-                          f"{_text(value)}"))
+            found.append((path, f"range [{end_text(low)}, {end_text(high)}] must hold the value of {path}, "
+                          f"{end_text(value)}"))
     return found

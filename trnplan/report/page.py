@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from trnplan.bom import build_bom
+from trnplan.catalog.ranges import end_text
 from trnplan.diff.attribution import tco_parts_cents
 from trnplan.diff.model import OPEX_CATEGORIES
 from trnplan.numbers import money_short, plain, quantity_text, usd_text
@@ -259,14 +260,9 @@ def _futures(plan: Plan) -> str:
             "(the plan made for the average future, priced in every future, costs that much more); expected "
             f"value of perfect information {money_short(part.evpi_usd)} (knowing the future would save "
             "that much).</p>")
-    rows = [(str(i), money_short(r.tco_usd), ", ".join(f"{k} {trimmed_value(v)}" for k, v in r.set.items()))
+    rows = [(str(i), money_short(r.tco_usd), ", ".join(f"{k} {end_text(v)}" for k, v in r.set.items()))
             for i, r in enumerate(part.runs)]
     return head + _table([("future", "n"), ("TCO", "n"), ("inputs drawn", "wide")], rows)
-
-
-def trimmed_value(value: float | str) -> str:
-    """A drawn input as the page shows it: a month as itself, a number in its shortest form."""
-    return value if isinstance(value, str) else f"{value:g}"
 
 
 MAX_BARS = 30

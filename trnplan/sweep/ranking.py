@@ -19,7 +19,7 @@ import warnings
 from typing import Any
 
 from trnplan.catalog.base import MONTH_PATTERN
-from trnplan.catalog.months import month_index
+from trnplan.catalog.ranges import as_number
 from trnplan.sweep.rows import Row
 
 MIN_RUNS = 10
@@ -40,13 +40,11 @@ def _figure(value: float) -> float:
 
 def _numeric(value: Any) -> float | None:
     """A drawn value as a number: a month (YYYY-MM) as months since year 0; None for anything else."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str) and re.fullmatch(MONTH_PATTERN, value):
-        return float(month_index(value))
-    return None
+    if isinstance(value, str) and not re.fullmatch(MONTH_PATTERN, value):
+        return None
+    return as_number(value)
 
 
 def _too_few(n: int, why: str) -> dict[str, Any]:
