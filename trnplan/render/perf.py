@@ -34,7 +34,7 @@ def render_perf(workload_id: str, name: str, rows: Rows) -> Grid:
              "goodput": 0, "efficiency": 0, "PF/chip": 0}
     t = Grid(
         f"Workload {workload_id}: {name}",
-        [Col("form"), Col("scale-up"), Col("layout", wrap=True)]
+        [Col("form"), Col("scale-up"), Col("layout", wrap=True, min_width=12)]
         + [Col(h, right=True, priority=rank) for h, rank in heads.items()],
         keys=2,
         stack=[(0, 1), (2,), (3, 4), (5, 6), (7, 8), (9, 10), (11, 12)],
