@@ -161,3 +161,25 @@ def test_a_phased_models_cuts_read_each_row_once_not_once_per_period(monkeypatch
     model = build_model(catalog, scenario_id, start=False)
     rows = len(model.prob.constraints())
     assert len(placed) <= rows
+
+
+def test_a_solver_instance_run_again_later_gets_only_what_is_left_of_the_deadline() -> None:
+    """HiGHS's clock starts again at each run: a site's pricing MILP, made at the start of the heuristic
+    and run once per round, used to keep the limit it was made with each time (a 150 s deadline ran to
+    279 s on a loaded machine). Each run now gets what is left, in the pool's threads too."""
+    from types import SimpleNamespace
+
+    from trnplan.optimize.highs import new_highs
+
+    clock = Clock()
+    deadline = Deadline(100.0, clock)
+    with progress.limited(deadline):
+        pricings = [SimpleNamespace(highs=new_highs()) for _ in range(3)]
+        assert pricings[0].highs.getOptionValue("time_limit")[1] == pytest.approx(100.0)
+        clock.now = 90.0
+        seen = columns._each_site(lambda pr, s: pr.highs.getOptionValue("time_limit")[1], pricings)  # type: ignore[arg-type]
+        assert seen == [pytest.approx(10.0)] * 3
+        h = new_highs()
+        clock.now = 99.0
+        start._run_polish(h)  # an empty model: solved at once, after its limit is set
+        assert h.getOptionValue("time_limit")[1] == pytest.approx(1.0)

@@ -64,10 +64,17 @@ def new_highs(seed: int = 0) -> Any:
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", seed)
-    left = progress.seconds_left()
-    if left is not None:  # under a command's deadline, no solve of this instance outlives it
-        h.setOptionValue("time_limit", left)
+    keep_within(h, progress.current_deadline())
     return h
+
+
+def keep_within(h: Any, deadline: progress.Deadline | None) -> None:
+    """Give `h` what is left of `deadline` as its time limit. HiGHS's clock starts again at each run, so an
+    instance made earlier and run again (a site's pricing MILP, the polish) would otherwise have the
+    limit it was made with each time, and a command could run on past its deadline."""
+    left = None if deadline is None else deadline.remaining()
+    if left is not None:
+        h.setOptionValue("time_limit", max(left, 1e-3))
 
 
 class HighsModel:

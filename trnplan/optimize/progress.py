@@ -59,7 +59,7 @@ _DEADLINE: ContextVar[Deadline | None] = ContextVar("trnplan_deadline", default=
 
 @contextmanager
 def limited(deadline: Deadline) -> Iterator[Deadline]:
-    """Make `deadline` the one every stage inside checks (`check_time`, `seconds_left`)."""
+    """Make `deadline` the one every stage inside checks (`check_time`, `current_deadline`)."""
     token = _DEADLINE.set(deadline)
     try:
         yield deadline
@@ -78,14 +78,6 @@ def check_time(stage: str) -> None:
     deadline = _DEADLINE.get()
     if deadline is not None and deadline.expired:
         raise OutOfTime(stage)
-
-
-def seconds_left(floor: float = 1e-3) -> float | None:
-    """What is left of the current deadline for one solver call (at least `floor`: HiGHS refuses 0);
-    None without a deadline."""
-    deadline = _DEADLINE.get()
-    left = None if deadline is None else deadline.remaining()
-    return None if left is None else max(floor, left)
 
 
 @dataclass(frozen=True)

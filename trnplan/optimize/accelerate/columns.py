@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from trnplan.optimize.accelerate.blocks import SiteBlock, block_highs
-from trnplan.optimize.highs import confirm_infeasible, new_highs
+from trnplan.optimize.highs import confirm_infeasible, keep_within, new_highs
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import OutOfTime, check_time, current_deadline
 
@@ -213,6 +213,7 @@ def _each_site(work: Callable[[Pricing, int], T], pricings: list[Pricing]) -> li
     def timed(pr: Pricing, s: int) -> T:
         if deadline is not None and deadline.expired:
             raise OutOfTime("the start heuristic (pricing each site)")
+        keep_within(pr.highs, deadline)
         return work(pr, s)
 
     if PRICE_THREADS <= 1 or len(pricings) < 2:

@@ -183,6 +183,8 @@ def _run(walk: Walk, budget: Budget) -> bool:
         if not budget.take():
             return False
         h.changeRowBounds(walk.threshold, t, highspy.kHighsInf)
+        if budget.until < math.inf:  # HiGHS's clock starts again at each run: give it what is left
+            h.setOptionValue("time_limit", max(budget.until - time.perf_counter(), 1e-3))
         h.run()
         if h.getModelStatus() not in (status.kOptimal, status.kInfeasible):  # e.g. a solve error in presolve
             h.setOptionValue("presolve", "off")

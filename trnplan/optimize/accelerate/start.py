@@ -54,9 +54,9 @@ from trnplan.optimize.accelerate.columns import (
     new_pricings,
     reduced_costs,
 )
-from trnplan.optimize.highs import HighsModel
+from trnplan.optimize.highs import HighsModel, keep_within
 from trnplan.optimize.model import Model
-from trnplan.optimize.progress import check_time
+from trnplan.optimize.progress import check_time, current_deadline
 
 POLISH_NODES = 500
 
@@ -112,6 +112,7 @@ def _polish(
 
 
 def _run_polish(h: Any) -> list[float] | None:
+    keep_within(h, current_deadline())
     h.run()
     if h.getInfo().primal_solution_status != 2:
         return None
