@@ -12,6 +12,7 @@ the full demand, a third of the halls opening late, a quarter growing), each of 
           MIP start of `trnplan.optimize.accelerate.start` on window-long site blocks)
   plain   without issue 17's machinery (`cuts=False, start=False`: the first version's model, per period)
   start   today's with the MIP start forced on, whatever the number of sites
+  nostart today's with the MIP start off, whatever the number of sites (the capacity cuts kept)
   single  the single-period model of its last period alone (`single_of`: the same sites at their last
           figures, the last demand), as `trnplan optimize` builds it
 Reports seconds to proof at each of `--gaps` (default gap 0 only; `--gaps 0.0001,0` gives the time to a
@@ -39,7 +40,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-VARIANTS = {"today": {}, "plain": {"cuts": False, "start": False}, "start": {"start": True}, "single": {}}
+VARIANTS = {
+    "today": {},
+    "plain": {"cuts": False, "start": False},
+    "start": {"start": True},
+    "nostart": {"start": False},
+    "single": {},
+}
 
 
 def solve_case(data: dict[str, Any], limit: float, gap: float = 0.0, **build: Any) -> dict[str, Any]:

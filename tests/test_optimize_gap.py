@@ -215,7 +215,11 @@ def test_alternatives_at_once_are_the_ones_solved_in_turn(specs: Any) -> None:
 
 def test_a_round_of_alternatives_is_named_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """k = 2 and three choices that may enter: the first two in one round (HiGHS runs them together),
-    the third skipped by its bound or in a round of its own."""
+    the third skipped by its bound or in a round of its own (nothing begun ahead of the plan, which
+    would run the first round's solves itself)."""
+    import trnplan.optimize as optimize_pkg
+
+    monkeypatch.setattr(optimize_pkg, "begin_ahead", lambda *a: None)
     sizes: list[int] = []
     real = alternatives_module.run_together
     monkeypatch.setattr(alternatives_module, "run_together", lambda hs: (sizes.append(len(hs)), real(hs))[1])
@@ -270,3 +274,132 @@ def test_ctrl_c_during_a_round_stops_every_solve(monkeypatch: pytest.MonkeyPatch
         highs.run_together(hs)
         assert session.interrupted
     assert all(h.cancelled for h in hs)
+
+
+# --- the first round begun while the plan is solved ----------------------------------------------------
+
+
+def _recording_ahead(monkeypatch: pytest.MonkeyPatch, cores: int = 2) -> list[Any]:
+    """Record each Ahead that `optimize` begins (on a machine said to have `cores` cores)."""
+    import trnplan.optimize as optimize_pkg
+
+    monkeypatch.setattr(alternatives_module.os, "cpu_count", lambda: cores)
+    begun: list[Any] = []
+    real = alternatives_module.begin_ahead
+
+    def begin(*args: Any) -> Any:
+        ahead = real(*args)
+        begun.append(ahead)
+        return ahead
+
+    monkeypatch.setattr(optimize_pkg, "begin_ahead", begin)
+    return begun
+
+
+@pytest.mark.parametrize("specs", [base_specs, many_choices])
+def test_alternatives_begun_ahead_are_the_ones_of_the_rounds(
+    specs: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `ahead` begins before the plan is known is the first round's own solve (no start, the same
+    gap): the alternatives are those of the rounds begun after the plan, and every guess is stopped or
+    taken by the time `optimize` returns."""
+    import trnplan.optimize as optimize_pkg
+
+    catalog = catalog_from_dict(specs())
+    for k in (1, 2, 3):
+        with monkeypatch.context() as patch:
+            patch.setattr(optimize_pkg, "begin_ahead", lambda *a: None)
+            after = optimize(catalog, "s", alternatives=k).alternatives
+        stages: list[str] = []
+
+        def heard(p: progress.Progress, stages: list[str] = stages) -> None:
+            if p.stage.startswith("alternative") and p.stage not in stages:
+                stages.append(p.stage)
+
+        with monkeypatch.context() as patch, progress.watch(heard):
+            begun = _recording_ahead(patch)
+            ahead = optimize(catalog, "s", alternatives=k).alternatives
+        assert _alternatives_of(list(ahead)) == _alternatives_of(list(after))
+        first = f"alternatives 1-{k} ({k} asked), at once" if k > 1 else "alternative 1 (1 asked): without "
+        assert stages[0].startswith(first)
+        (guess,) = begun
+        assert guess is not None and guess.background.started  # something was begun ahead
+        assert all(f.done() for _h, f in guess.background.started)
+
+
+def test_a_guess_the_plan_does_not_make_costs_time_not_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LP's guess names `sw2`, which the plan does not choose, and leaves out the plan's own choices:
+    the solve begun for it is stopped, the round solves the plan's, and the answer is unchanged."""
+    import trnplan.optimize as optimize_pkg
+
+    catalog = catalog_from_dict(many_choices())
+    with monkeypatch.context() as patch:
+        patch.setattr(optimize_pkg, "begin_ahead", lambda *a: None)
+        after = optimize(catalog, "s", alternatives=2).alternatives
+    begun = _recording_ahead(monkeypatch)
+    monkeypatch.setattr(alternatives_module, "_lp_choices", lambda model: [("scale-out switch", "sw2")])
+    ahead = optimize(catalog, "s", alternatives=2).alternatives
+    assert _alternatives_of(list(ahead)) == _alternatives_of(list(after))
+    assert all("sw2" not in a.without for a in ahead)
+    (guess,) = begun
+    assert list(guess.jobs) == [("scale-out switch", "sw2")]  # never taken
+    assert all(f.done() for _h, f in guess.background.started)
+
+
+def test_nothing_is_begun_ahead_on_one_core_or_without_alternatives(monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = catalog_from_dict(base_specs())
+    begun = _recording_ahead(monkeypatch, cores=1)
+    optimize(catalog, "s", alternatives=2)
+    optimize(catalog, "s", alternatives=0)
+    assert begun == [None, None]
+
+
+def test_ctrl_c_during_the_plan_stops_what_was_begun_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    import trnplan.optimize as optimize_pkg
+
+    begun = _recording_ahead(monkeypatch)
+
+    def pressed(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(optimize_pkg, "solve_objective", pressed)
+    with pytest.raises(KeyboardInterrupt):
+        optimize(catalog_from_dict(many_choices()), "s", alternatives=3)
+    (guess,) = begun
+    assert guess is not None and guess.background.started
+    assert all(f.done() for _h, f in guess.background.started)
+    assert guess.background.pool._shutdown
+
+
+def test_what_is_begun_ahead_keeps_to_the_commands_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--time-limit 10: a guess begun with the plan has the 10 s then left; one the round begins after a
+    4 s search has the 6 s left then, not the 10 s it was made with."""
+    from trnplan.optimize.highs import Background
+    from trnplan.optimize.progress import Deadline
+
+    class Clock:
+        now = 0.0
+
+        def __call__(self) -> float:
+            return self.now
+
+    clock = Clock()
+    deadline = Deadline(10, clock)
+    monkeypatch.setattr(alternatives_module, "AHEAD_THREADS", 1)
+    model = build_model(catalog_from_dict(many_choices()), "s")
+    ahead = alternatives_module.begin_ahead(model, 3, "highs", deadline, ALTERNATIVE_GAP)
+    assert ahead is not None and len(ahead.jobs) >= 2
+    first, *rest = ahead.jobs.values()
+    assert first.model.h.getOptionValue("time_limit")[1] == pytest.approx(10)
+    clock.now = 4.0
+    limits: list[float] = []
+    real = Background.submit
+
+    def submit(self: Any, h: Any, watch: bool = False) -> Any:
+        limits.append(h.getOptionValue("time_limit")[1])
+        return real(self, h, watch)
+
+    monkeypatch.setattr(Background, "submit", submit)
+    ahead.run(list(ahead.jobs.values()))
+    ahead.close()
+    assert limits == [pytest.approx(6)] * len(rest)

@@ -17,7 +17,7 @@ from trnplan.optimize import (
     accelerate,  # the module: its `accelerate` is the one call
     progress,
 )
-from trnplan.optimize.alternatives import ALTERNATIVE_GAP, find_alternatives, ranked
+from trnplan.optimize.alternatives import ALTERNATIVE_GAP, Ahead, begin_ahead, find_alternatives, ranked
 from trnplan.optimize.build import build_model
 from trnplan.optimize.explain import explain_infeasible
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
@@ -217,6 +217,26 @@ def _optimize(
     catalog: Catalog, scenario_id: str, solver: str, deadline: Deadline, alternatives: int, gap: float
 ) -> Solution:
     model = build_model(catalog, scenario_id)
+    ahead = begin_ahead(model, alternatives, solver, deadline, max(ALTERNATIVE_GAP, gap))
+    try:
+        return _plan_then_alternatives(
+            catalog, scenario_id, solver, deadline, alternatives, gap, model, ahead
+        )
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def _plan_then_alternatives(
+    catalog: Catalog,
+    scenario_id: str,
+    solver: str,
+    deadline: Deadline,
+    alternatives: int,
+    gap: float,
+    model: Model,
+    ahead: Ahead | None,
+) -> Solution:
     with progress.stage(f"solving {scenario_id}"):
         result, decisions, iterations = solve_objective(model, solver, deadline, gap=gap)
     if progress.interrupted():
@@ -237,7 +257,7 @@ def _optimize(
         dinkelbach_iterations=iterations if model.scenario.objective == "max_perf_per_tco" else None,
         gap_target=gap,
     )
-    return _with_alternatives(catalog, solution, alternatives, solver, deadline, model)
+    return _with_alternatives(catalog, solution, alternatives, solver, deadline, model, ahead)
 
 
 def _interrupted(
@@ -252,7 +272,13 @@ def _interrupted(
 
 
 def _with_alternatives(
-    catalog: Catalog, solution: Solution, k: int, solver: str, deadline: Deadline, model: Model
+    catalog: Catalog,
+    solution: Solution,
+    k: int,
+    solver: str,
+    deadline: Deadline,
+    model: Model,
+    ahead: Ahead | None = None,
 ) -> Solution:
     """The solution with its alternatives (on the plan's model), found in the time the deadline leaves,
     each within ALTERNATIVE_GAP (or the plan's own gap, when wider); a Ctrl-C meanwhile (in a session
@@ -262,7 +288,7 @@ def _with_alternatives(
     gap = max(ALTERNATIVE_GAP, solution.gap_target)
     try:
         found = find_alternatives(catalog, scenario_id, best, k, solver, deadline, solve_objective, found,
-                                  gap, model, at_once=True)
+                                  gap, model, at_once=True, ahead=ahead)
     except OutOfTime:  # the deadline passed mid-way: the alternatives found so far
         found = ranked(catalog, scenario_id, best, found, k)
     except KeyboardInterrupt:

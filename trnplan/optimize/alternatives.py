@@ -5,15 +5,16 @@ fixed to zero."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from trnplan.catalog import Catalog
-from trnplan.costs import evaluate_decisions, objective_value, perf_of
+from trnplan.costs import NO_SWITCH, evaluate_decisions, objective_value, perf_of
 from trnplan.optimize import progress
 from trnplan.optimize.build import build_model
-from trnplan.optimize.highs import run_together
+from trnplan.optimize.highs import TOGETHER_THREADS, Background, keep_within, run_together
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, OutOfTime
 from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, SolveStatus, Termination
@@ -80,6 +81,7 @@ def find_alternatives(
     gap: float = ALTERNATIVE_GAP,
     model: Model | None = None,
     at_once: bool = False,
+    ahead: Ahead | None = None,
 ) -> list[AlternativeSolution]:
     """The best solution without each choice the optimum makes, ranked by the objective; top k.
 
@@ -92,8 +94,9 @@ def find_alternatives(
     stopped before anything was found is left out, being neither a plan nor proof of none. Each is solved
     by `search` (`trnplan.optimize.solve_objective`) on `model` (the scenario's, built when not given;
     bounds changed for a solve are restored after it), or, with `at_once` where `together` allows, by
-    HiGHS directly, several at once (`_in_rounds`: the same MILPs, each as `search` would solve it).
-    `found`, when given, collects each as it is found (for a caller that is interrupted halfway).
+    HiGHS directly, several at once (`_in_rounds`: the same MILPs, each as `search` would solve it; the
+    first round takes those `ahead` began while the plan was solved). `found`, when given, collects each
+    as it is found (for a caller that is interrupted halfway).
     """
     found = [] if found is None else found
     if k <= 0:
@@ -111,7 +114,7 @@ def find_alternatives(
         return []
     pool = _Found()
     if at_once and together(model, solver):
-        _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap)
+        _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap, ahead)
         return ranked(catalog, scenario_id, best, found, k)
     for kind, item, bound in ranked_choices:
         if deadline.expired or progress.interrupted():
@@ -153,11 +156,13 @@ def _in_rounds(
     solver: str,
     deadline: Deadline,
     gap: float,
+    ahead: Ahead | None = None,
 ) -> None:
     """The alternatives' MILPs in rounds of up to ROUND (and k) choices solved at once
     (`highs.run_together`), in the order of their bounds. What a round solves, and from which start,
     depends only on the rounds before it (the plans they found: the bound rule, the MIP starts), never on
-    which solve ends first, so the plans are the same on any machine; the progress line names the round."""
+    which solve ends first, so the plans are the same on any machine; the progress line names the round.
+    The first round has no start: a solve `ahead` began for one of its choices is that round's own."""
     objective = model.scenario.objective
     queue = list(choices)
     while queue and not (deadline.expired or progress.interrupted()):
@@ -173,10 +178,16 @@ def _in_rounds(
         first, pool.solved = pool.solved + 1, pool.solved + len(batch)
         label = (f"alternatives {first}-{pool.solved} ({k} asked), at once" if len(batch) > 1
                  else f"alternative {first} ({k} asked): without {batch[0][0]} {batch[0][1]}")
-        pending = [_ready(model, choice, pool, deadline, gap) for choice in batch]
         scale, unit = (1 / MONEY_SCALE, "USD") if objective == "min_tco" else (1.0, "PFLOPs")
-        with progress.stage(label), progress.reading(scale, unit):
-            run_together([p.model.h for p in pending])
+        if ahead is not None:  # the first round: what `ahead` began, the rest begun beside it
+            pending = [ahead.take(choice) or _ready(model, choice, pool, deadline, gap) for choice in batch]
+            with progress.stage(label), progress.reading(scale, unit):
+                ahead.run(pending)
+            ahead = None
+        else:
+            pending = [_ready(model, choice, pool, deadline, gap) for choice in batch]
+            with progress.stage(label), progress.reading(scale, unit):
+                run_together([p.model.h for p in pending])
         for choice, p in zip(batch, pending, strict=True):
             alt = _settle(catalog, scenario_id, model, choice, pool, finish(p))
             if alt is not None and not progress.interrupted():
@@ -195,6 +206,100 @@ def _ready(model: Model, choice: tuple[str, str], pool: _Found, deadline: Deadli
     finally:
         for var, upper in touched:
             var.upBound = upper
+
+
+AHEAD_SHARE = 0.01
+"""A choice the plan's LP relaxation gives at least this share of its chips (a scale-out switch: of its
+sites) is taken for one the plan makes, and its alternative begun `ahead`."""
+
+
+AHEAD_THREADS = max(1, min(TOGETHER_THREADS, (os.cpu_count() or 1) - 1))
+"""How many of the solves guessed are begun beside the plan's own, on the cores it leaves free (the rest
+wait for the plan): a guess that misses takes no time from the plan."""
+
+
+@dataclass
+class Ahead:
+    """Alternatives' MILPs begun while the plan's own MILP is solved (`begin_ahead`), for the choices the
+    plan's LP relaxation makes, best LP bound first: the first round of `_in_rounds` takes those it asks
+    for (each is the copy that round would make: no start, the same gap, so the same outcome, begun
+    sooner) and stops the others. A guess that misses costs time, never a different answer."""
+
+    background: Background
+    deadline: Deadline
+    jobs: dict[tuple[str, str], Pending] = field(default_factory=dict)
+
+    def take(self, choice: tuple[str, str]) -> Pending | None:
+        return self.jobs.pop(choice, None)
+
+    def run(self, pending: list[Pending]) -> None:
+        """Stop the guesses the round did not take, begin the solves it adds, and wait for the round."""
+        mine = [p.model.h for p in pending]
+        self.background.stop(keep=mine)
+        begun = {id(h): f for h, f in self.background.started}
+        jobs, watched = [], False
+        for h in mine:  # the first solve begun here is the one whose figures the progress line shows
+            if id(h) not in begun:  # made before the plan's solve: it gets what the deadline has left now
+                keep_within(h, self.deadline)
+                begun[id(h)], watched = self.background.submit(h, watch=not watched), True
+            jobs.append((h, begun[id(h)]))
+        self.background.wait(jobs)
+
+    def close(self) -> None:
+        self.background.close()
+
+
+def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: float) -> Ahead | None:
+    """Begin, on the threads the plan's own solve leaves free, the first round's alternatives as the
+    plan's LP relaxation guesses them (None: no free core, nothing to guess, or alternatives not solved
+    at once)."""
+    if k <= 0 or (os.cpu_count() or 1) < 2 or not together(model, solver) or deadline.expired:
+        return None
+    guesses = _lp_choices(model)
+    try:
+        bounds = _by_bound(model, model.scenario.objective, guesses, deadline)
+    except OutOfTime:
+        return None
+    picks = [(kind, item) for kind, item, bound in bounds if bound is not None][: min(ROUND, k)]
+    if not picks:
+        return None
+    ahead = Ahead(Background(TOGETHER_THREADS), deadline)
+    for i, choice in enumerate(picks):
+        ahead.jobs[choice] = _ready(model, choice, _Found(), deadline, gap)
+        if i < AHEAD_THREADS:
+            ahead.background.submit(ahead.jobs[choice].model.h)
+    return ahead
+
+
+def _lp_choices(model: Model) -> list[tuple[str, str]]:
+    """The choices (as `Decisions.chosen_items` and `owned_sites` name them) that the model's LP relaxation
+    gives at least AHEAD_SHARE of its chips in the last period (a scale-out switch: of its sites)."""
+    from trnplan.optimize.highs import HighsModel
+
+    set_objective(model, model.scenario.objective)
+    lp = HighsModel(model.prob, mip=False)
+    lp.h.run()
+    if lp.h.getInfo().primal_solution_status != 2:
+        return []
+    x = lp.h.getSolution().col_value
+    sites = model.periods[-1].sites if model.periods else model.sites
+    chips: dict[tuple[str, str], float] = {}
+    for sm in sites:
+        for v, o in zip(sm.n, sm.options, strict=True):
+            c = float(x[lp.col[v.name]]) * o.chips
+            for key in [("form", o.form), ("cooling", o.cooling), ("scale-up switch", o.scale_up_switch)] + (
+                [("owning", sm.site)] if model.catalog.sites[sm.site].owned else []
+            ):
+                chips[key] = chips.get(key, 0.0) + c
+        for (switch, _t), y in sm.y.items():
+            share = float(x[lp.col[y.name]]) / len(sites)
+            chips[("scale-out switch", switch)] = chips.get(("scale-out switch", switch), 0.0) + share
+    total = sum(c for (kind, _i), c in chips.items() if kind == "form")
+    return sorted(
+        key for key, c in chips.items()
+        if c >= AHEAD_SHARE * (1.0 if key[0] == "scale-out switch" else total) and c > 0
+        and key[1] != NO_SWITCH
+    )
 
 
 @dataclass

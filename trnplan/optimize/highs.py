@@ -179,30 +179,78 @@ def run_together(hs: list[Any]) -> None:
     The main thread waits in short steps, reporting the first instance's figures to a `progress.watch`
     session; Ctrl-C asks every instance to stop, and as `run` either re-raises or (a session that keeps
     the best plan) leaves each with what it had."""
-    from concurrent.futures import ThreadPoolExecutor, wait
-
     if len(hs) == 1:
         run(hs[0])
         return
-    session = progress.current()
-    latest = _watch_mip(hs[0]) if session is not None and session.progress is not None else None
-    for h in hs:
-        h.HandleUserInterrupt = True
-    with ThreadPoolExecutor(max_workers=min(len(hs), TOGETHER_THREADS)) as pool:
-        futures = [pool.submit(h.run) for h in hs]
+    with Background(min(len(hs), TOGETHER_THREADS)) as pool:
+        pool.wait([(h, pool.submit(h, watch=i == 0)) for i, h in enumerate(hs)])
+
+
+class Background:
+    """HiGHS solves on up to `workers` threads of their own, started now and waited for later (`wait`),
+    while the caller does other work; `close` (or leaving the `with`) stops what is still running and
+    drops what has not begun. Each instance has one thread and a fixed seed, so each outcome is the one
+    `run` would give, whenever it runs."""
+
+    def __init__(self, workers: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(max_workers=max(1, workers))
+        self.started: list[tuple[Any, Any]] = []
+        self.latest: list[float | None] | None = None  # the watched solve's figures (`submit`)
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def submit(self, h: Any, watch: bool = False) -> Any:
+        """Queue a solve of `h`; returns its future. `watch`: its figures are the ones `wait` reports to a
+        `progress.watch` session (HiGHS's callbacks are subscribed here, before it runs)."""
+        h.HandleUserInterrupt = True  # cancelSolve stops it, and one cancelled before it begins stops at once
+        session = progress.current()
+        if watch and session is not None and session.progress is not None:
+            self.latest = _watch_mip(h)
+        future = self.pool.submit(h.run)
+        self.started.append((h, future))
+        return future
+
+    def wait(self, jobs: list[tuple[Any, Any]]) -> None:
+        """Wait for these solves (instance, future) in short steps, reporting the watched one's figures to
+        a `progress.watch` session; Ctrl-C stops every solve of the pool, then as `run` re-raises or (a
+        session that keeps the best plan) leaves each with what it had."""
+        from concurrent.futures import wait
+
+        session = progress.current()
+        latest = self.latest
+        futures = [f for _h, f in jobs]
         try:
             while wait(futures, timeout=PROGRESS_STEP_S).not_done:
                 if latest is not None and session is not None:
                     session.report(*latest)
         except KeyboardInterrupt:
-            for h in hs:
-                h.cancelSolve()
+            self.stop()
             wait(futures)
             if session is None or not session.keep_best_on_interrupt:
                 raise
             session.interrupted = True
-    for future in futures:
-        future.result()  # a solve that raised: say so here
+        for future in futures:
+            if not future.cancelled():
+                future.result()  # a solve that raised: say so here
+
+    def stop(self, keep: list[Any] | None = None) -> None:
+        """Stop every solve of the pool but those of the instances in `keep`: queued ones never begin,
+        running ones end at HiGHS's next check."""
+        for h, future in self.started:
+            if keep is None or all(h is not k for k in keep):
+                future.cancel()
+                h.cancelSolve()
+
+    def close(self) -> None:
+        """Stop what is left and wait for the threads."""
+        self.stop()
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _watch_mip(h: Any) -> list[float | None]:
