@@ -221,8 +221,13 @@ def test_a_round_of_alternatives_is_named_as_one(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(optimize_pkg, "begin_ahead", lambda *a: None)
     sizes: list[int] = []
-    real = alternatives_module.run_together
-    monkeypatch.setattr(alternatives_module, "run_together", lambda hs: (sizes.append(len(hs)), real(hs))[1])
+    real = alternatives_module._Begun.run
+
+    def run(self: Any, jobs: list[Any], deadline: Any) -> None:
+        sizes.append(len(jobs))
+        real(self, jobs, deadline)
+
+    monkeypatch.setattr(alternatives_module._Begun, "run", run)
     stages: list[str] = []
 
     def heard(p: progress.Progress) -> None:
@@ -395,11 +400,93 @@ def test_what_is_begun_ahead_keeps_to_the_commands_deadline(monkeypatch: pytest.
     limits: list[float] = []
     real = Background.submit
 
-    def submit(self: Any, h: Any, watch: bool = False) -> Any:
+    def submit(self: Any, h: Any, *args: Any, **kwargs: Any) -> Any:
         limits.append(h.getOptionValue("time_limit")[1])
-        return real(self, h, watch)
+        return real(self, h, *args, **kwargs)
 
     monkeypatch.setattr(Background, "submit", submit)
-    ahead.run(list(ahead.jobs.values()))
+    ahead.run([(p, None) for p in ahead.jobs.values()], deadline)
     ahead.close()
     assert limits == [pytest.approx(6)] * len(rest)
+
+
+# --- alternatives started from the plan, repaired ------------------------------------------------------
+
+
+def _phased_world() -> tuple[Any, str]:
+    from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs
+
+    catalog = load_portfolio(phased_portfolio_specs(3, 3, 0))
+    (scenario_id,) = catalog.scenarios
+    return catalog, scenario_id
+
+
+def test_an_alternative_starts_from_the_plan_repaired(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three sites over three quarters: an alternative whose choice some sites' plans do without starts
+    from a repair of the plan (those sites' unit counts held, the rest re-solved without the choice).
+    The repair is a plan of the model without the choice, holds what it says it holds, and the
+    alternative found from it is within the alternatives' gap of the one found cold."""
+    catalog, scenario_id = _phased_world()
+    repairs: list[tuple[Any, tuple[str, str], dict[str, float], Any]] = []
+    real_repair, real_repaired = alternatives_module._repair, alternatives_module._repaired
+
+    def repair(model: Any, choice: tuple[str, str], plan: Any, deadline: Any) -> Any:
+        sub = real_repair(model, choice, plan, deadline)
+        if sub is not None:
+            repairs.append((model, choice, dict(plan), sub))
+        return sub
+
+    values: dict[int, dict[str, float] | None] = {}
+
+    def repaired(sub: Any) -> Any:
+        values[id(sub)] = real_repaired(sub)
+        return values[id(sub)]
+
+    monkeypatch.setattr(alternatives_module, "_repair", repair)
+    monkeypatch.setattr(alternatives_module, "_repaired", repaired)
+    warm = optimize(catalog, scenario_id, alternatives=3).alternatives
+    assert repairs, "no alternative was repaired: the test world no longer exercises the repair"
+    for model, choice, plan, sub in repairs:
+        got = values[id(sub)]
+        assert got is not None
+        touched = alternatives_module._exclude(model, *choice)
+        try:
+            for v in model.prob.variables():
+                x = got[v.name]
+                assert v.lowBound is None or x >= v.lowBound - 1e-6
+                assert v.upBound is None or x <= v.upBound + 1e-6, (choice, v.name, x)
+                if v.cat == "Integer":
+                    assert abs(x - round(x)) < 1e-6
+                v.varValue = x
+            for c in model.prob.constraints():
+                row, slack = c.name, c.value()
+                scale = 1e-6 * max(1.0, abs(c.constant), *(abs(a) for a in c.values()))
+                assert (c.sense != 1 or slack >= -scale) and (c.sense != -1 or slack <= scale), row
+                assert c.sense != 0 or abs(slack) <= scale, row
+        finally:
+            for var, upper in touched:
+                var.upBound = upper
+        names = {var.name for var, _ in touched}
+        free = {sm.site for pm in model.periods for sm in pm.sites
+                for v in [*sm.n, *sm.y.values()] if v.name in names and plan[v.name] > 0.5}
+        held = [v for pm in model.periods for sm in pm.sites if sm.site not in free for v in sm.n]
+        assert held and all(got[v.name] == pytest.approx(round(plan[v.name])) for v in held)
+    monkeypatch.setattr(alternatives_module, "_repair", lambda *a: None)
+    cold = optimize(catalog, scenario_id, alternatives=3).alternatives
+    assert [a.without for a in warm] == [a.without for a in cold]
+    for a, b in zip(warm, cold, strict=True):
+        assert a.result.objective == pytest.approx(b.result.objective, rel=ALTERNATIVE_GAP)
+
+
+def test_repaired_alternatives_are_the_same_begun_ahead_or_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With repairs in the first round, what `ahead` begins cold is used only for a choice the round
+    solves cold: the answers are the same with and without it."""
+    import trnplan.optimize as optimize_pkg
+
+    catalog, scenario_id = _phased_world()
+    with monkeypatch.context() as patch:
+        patch.setattr(optimize_pkg, "begin_ahead", lambda *a: None)
+        after = optimize(catalog, scenario_id, alternatives=3).alternatives
+    _recording_ahead(monkeypatch)
+    ahead = optimize(catalog, scenario_id, alternatives=3).alternatives
+    assert _alternatives_of(list(ahead)) == _alternatives_of(list(after))

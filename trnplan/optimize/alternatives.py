@@ -14,7 +14,7 @@ from trnplan.catalog import Catalog
 from trnplan.costs import NO_SWITCH, evaluate_decisions, objective_value, perf_of
 from trnplan.optimize import progress
 from trnplan.optimize.build import build_model
-from trnplan.optimize.highs import TOGETHER_THREADS, Background, keep_within, run_together
+from trnplan.optimize.highs import TOGETHER_THREADS, Background, HighsModel, keep_within
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, OutOfTime
 from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, SolveStatus, Termination
@@ -112,7 +112,7 @@ def find_alternatives(
         ranked_choices = _by_bound(model, scenario.objective, choices, deadline)
     except OutOfTime:
         return []
-    pool = _Found()
+    pool = _Found(plan=_values(model))
     if at_once and together(model, solver):
         _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap, ahead)
         return ranked(catalog, scenario_id, best, found, k)
@@ -179,21 +179,23 @@ def _in_rounds(
         label = (f"alternatives {first}-{pool.solved} ({k} asked), at once" if len(batch) > 1
                  else f"alternative {first} ({k} asked): without {batch[0][0]} {batch[0][1]}")
         scale, unit = (1 / MONEY_SCALE, "USD") if objective == "min_tco" else (1.0, "PFLOPs")
-        if ahead is not None:  # the first round: what `ahead` began, the rest begun beside it
-            pending = [ahead.take(choice) or _ready(model, choice, pool, deadline, gap) for choice in batch]
-            with progress.stage(label), progress.reading(scale, unit):
-                ahead.run(pending)
-            ahead = None
-        else:
-            pending = [_ready(model, choice, pool, deadline, gap) for choice in batch]
-            with progress.stage(label), progress.reading(scale, unit):
-                run_together([p.model.h for p in pending])
+        jobs = [_job(model, choice, pool, deadline, gap, ahead) for choice in batch]
+        with progress.stage(label), progress.reading(scale, unit):
+            (ahead or _Begun()).run(jobs, deadline)
+        ahead = None  # only the first round has no start of its own: later ones start from its plans
+        pending = [p for p, _repair in jobs]
         for choice, p in zip(batch, pending, strict=True):
             alt = _settle(catalog, scenario_id, model, choice, pool, finish(p))
             if alt is not None and not progress.interrupted():
                 found.append(alt)
         if progress.interrupted():
             break
+
+
+def _values(model: Model) -> dict[str, float] | None:
+    """The values on the model's variables (the plan just solved), or None when some have none."""
+    values = {v.name: v.varValue for v in model.prob.variables()}
+    return None if any(x is None for x in values.values()) else {k: float(x) for k, x in values.items()}
 
 
 def _ready(model: Model, choice: tuple[str, str], pool: _Found, deadline: Deadline, gap: float) -> Pending:
@@ -206,6 +208,106 @@ def _ready(model: Model, choice: tuple[str, str], pool: _Found, deadline: Deadli
     finally:
         for var, upper in touched:
             var.upBound = upper
+
+
+Job = tuple[Pending, HighsModel | None]
+"""An alternative's solve as a round runs it: HiGHS's copy of the model without the choice, and the
+repair whose plan it starts from (`_repair`; None: it starts from an earlier alternative's plan, or cold)."""
+
+
+def _job(
+    model: Model, choice: tuple[str, str], pool: _Found, deadline: Deadline, gap: float, ahead: Ahead | None
+) -> Job:
+    """The solve of `choice` as this round runs it: from the last alternative's plan that does without
+    it; failing that from the plan repaired (`_repair`); failing that cold, when `ahead` may have begun
+    it already (the same copy, so the same outcome)."""
+    usable = any(choice not in items for items, _r, _values in pool.seeds)
+    repair = None if usable else _repair(model, choice, pool.plan, deadline)
+    begun = ahead.take(choice) if ahead is not None and repair is None and not usable else None
+    return begun or _ready(model, choice, pool, deadline, gap), repair
+
+
+REPAIR_GAP = 0.01
+REPAIR_NODES = 200
+"""The repair's sub-MIP stops within 1% or at this many nodes: its plan is only a start."""
+
+
+def _repair(
+    model: Model, choice: tuple[str, str], plan: dict[str, float] | None, deadline: Deadline
+) -> HighsModel | None:
+    """The plan repaired to do without `choice`, as a MILP ready to run (`_repaired`): the model without
+    it, with every unit count of each site whose plan does not use it held at the plan's. None when
+    there is no plan to repair or every site uses the choice (nothing would be held: the alternative's
+    own search is the repair)."""
+    from trnplan.optimize.solve import HIGHS_OPTIONS
+
+    if plan is None:
+        return None
+    touched = _exclude(model, *choice)
+    try:
+        names = {var.name for var, _upper in touched}
+        sites = [sm for pm in model.periods for sm in pm.sites]  # every period's
+        using = {sm.site for sm in sites for v in [*sm.n, *sm.y.values()]
+                 if v.name in names and plan[v.name] > 0.5}
+        held = [v for sm in sites if sm.site not in using for v in sm.n]
+        if not held or not using:
+            return None
+        sub = HighsModel(model.prob)
+    finally:
+        for var, upper in touched:
+            var.upBound = upper
+    for v in held:
+        sub.h.changeColBounds(sub.col[v.name], float(round(plan[v.name])), float(round(plan[v.name])))
+    sub.set_options(**{**HIGHS_OPTIONS, "mip_rel_gap": REPAIR_GAP, "mip_max_nodes": REPAIR_NODES})
+    keep_within(sub.h, deadline)
+    return sub
+
+
+def _repaired(repair: HighsModel) -> dict[str, float] | None:
+    """Run a repair (`_repair`): its plan, or None when it found none."""
+    repair.h.run()
+    if repair.h.getInfo().primal_solution_status != 2:
+        return None
+    return {v.name: float(x) for v, x in zip(repair.columns, repair.h.getSolution().col_value, strict=True)}
+
+
+class _Begun:
+    """Runs a round's jobs (`_job`) at once on threads of their own, each repair before its solve (both on
+    the job's thread); `Ahead` is one that some of them were begun on before the plan was known."""
+
+    def run(self, jobs: list[Job], deadline: Deadline) -> None:
+        with Background(min(len(jobs), TOGETHER_THREADS)) as background:
+            _submit_all(background, jobs, deadline)
+
+
+def _submit_all(background: Background, jobs: list[Job], deadline: Deadline) -> None:
+    """Begin each job `background` has not begun yet, with what is left of the deadline (the first of them
+    watched by the progress line), and wait for all."""
+    futures, watched = [], False
+    started = {id(h): f for h, f in background.started}
+    for p, repair in jobs:
+        h = p.model.h
+        if id(h) not in started:
+            keep_within(h, deadline)
+            also = [repair.h] if repair is not None else []
+            started[id(h)] = background.submit(h, watch=not watched, work=_work(p, repair), also=also)
+            watched = True
+        futures.append((h, started[id(h)]))
+    background.wait(futures)
+
+
+def _work(p: Pending, repair: HighsModel | None) -> Callable[[], None]:
+    """A job's thread: the repair, then the solve from its plan (or cold, when it found none)."""
+
+    def work() -> None:
+        if repair is not None:
+            values = _repaired(repair)
+            if values is not None:
+                p.model.set_start(values)
+                p.start = values
+        p.model.h.run()
+
+    return work
 
 
 AHEAD_SHARE = 0.01
@@ -226,24 +328,16 @@ class Ahead:
     sooner) and stops the others. A guess that misses costs time, never a different answer."""
 
     background: Background
-    deadline: Deadline
     jobs: dict[tuple[str, str], Pending] = field(default_factory=dict)
 
     def take(self, choice: tuple[str, str]) -> Pending | None:
         return self.jobs.pop(choice, None)
 
-    def run(self, pending: list[Pending]) -> None:
-        """Stop the guesses the round did not take, begin the solves it adds, and wait for the round."""
-        mine = [p.model.h for p in pending]
-        self.background.stop(keep=mine)
-        begun = {id(h): f for h, f in self.background.started}
-        jobs, watched = [], False
-        for h in mine:  # the first solve begun here is the one whose figures the progress line shows
-            if id(h) not in begun:  # made before the plan's solve: it gets what the deadline has left now
-                keep_within(h, self.deadline)
-                begun[id(h)], watched = self.background.submit(h, watch=not watched), True
-            jobs.append((h, begun[id(h)]))
-        self.background.wait(jobs)
+    def run(self, jobs: list[Job], deadline: Deadline) -> None:
+        """Stop the guesses the round did not take, begin the solves it adds (a guess not begun yet gets
+        what is left of the deadline now, not what it had when it was made), and wait for the round."""
+        self.background.stop(keep=[p.model.h for p, _repair in jobs])
+        _submit_all(self.background, jobs, deadline)
 
     def close(self) -> None:
         self.background.close()
@@ -263,7 +357,7 @@ def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: floa
     picks = [(kind, item) for kind, item, bound in bounds if bound is not None][: min(ROUND, k)]
     if not picks:
         return None
-    ahead = Ahead(Background(TOGETHER_THREADS), deadline)
+    ahead = Ahead(Background(TOGETHER_THREADS))
     for i, choice in enumerate(picks):
         ahead.jobs[choice] = _ready(model, choice, _Found(), deadline, gap)
         if i < AHEAD_THREADS:
@@ -310,6 +404,7 @@ class _Found:
     seeds: list[tuple[list[tuple[str, str]], float, dict[str, float]]] = field(default_factory=list)
     kept: list[float] = field(default_factory=list)
     solved: int = 0
+    plan: dict[str, float] | None = None  # the plan's own values, for `_repair`
 
 
 def _without(

@@ -198,6 +198,7 @@ class Background:
         self.pool = ThreadPoolExecutor(max_workers=max(1, workers))
         self.started: list[tuple[Any, Any]] = []
         self.latest: list[float | None] | None = None  # the watched solve's figures (`submit`)
+        self.also: dict[int, list[Any]] = {}  # instances stopped with a solve (`submit`)
 
     def __enter__(self) -> Background:
         return self
@@ -205,15 +206,18 @@ class Background:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def submit(self, h: Any, watch: bool = False) -> Any:
-        """Queue a solve of `h`; returns its future. `watch`: its figures are the ones `wait` reports to a
+    def submit(self, h: Any, watch: bool = False, work: Any = None, also: Any = ()) -> Any:
+        """Queue a solve of `h` (or `work`, a callable that runs it and the instances `also` names, which are
+        stopped with it); returns its future. `watch`: its figures are the ones `wait` reports to a
         `progress.watch` session (HiGHS's callbacks are subscribed here, before it runs)."""
-        h.HandleUserInterrupt = True  # cancelSolve stops it, and one cancelled before it begins stops at once
+        for x in (h, *also):  # cancelSolve stops it, and one cancelled before it begins stops at once
+            x.HandleUserInterrupt = True
         session = progress.current()
         if watch and session is not None and session.progress is not None:
             self.latest = _watch_mip(h)
-        future = self.pool.submit(h.run)
+        future = self.pool.submit(work or h.run)
         self.started.append((h, future))
+        self.also[id(h)] = list(also)
         return future
 
     def wait(self, jobs: list[tuple[Any, Any]]) -> None:
@@ -245,7 +249,8 @@ class Background:
         for h, future in self.started:
             if keep is None or all(h is not k for k in keep):
                 future.cancel()
-                h.cancelSolve()
+                for x in (h, *self.also.get(id(h), [])):
+                    x.cancelSolve()
 
     def close(self) -> None:
         """Stop what is left and wait for the threads."""
