@@ -318,15 +318,17 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
         event("frontier proof" if proofs[-1] is not None else "no frontier proof")
         return proofs[-1]
 
-    saved = model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START
-    model_module.START_MIN_SITES = frontier.FRONTIER_MIN_SITES = 0
+    saved = (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
+             frontier.WIDE_START)
+    model_module.START_MIN_SITES = model_module.START_MIN_SITES_PHASED = frontier.FRONTIER_MIN_SITES = 0
     frontier.WIDE_START = math.inf
     accelerate_module.mip_start = noted  # type: ignore[attr-defined]
     frontier.prove = proved  # type: ignore[assignment]
     try:
         yield proofs
     finally:
-        model_module.START_MIN_SITES, frontier.FRONTIER_MIN_SITES, frontier.WIDE_START = saved
+        (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
+         frontier.WIDE_START) = saved
         accelerate_module.mip_start = mip_start  # type: ignore[attr-defined]
         frontier.prove = prove  # type: ignore[assignment]
 

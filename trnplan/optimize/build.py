@@ -38,6 +38,11 @@ START_MIN_SITES = 20
 """From this many sites on, a solve starts from the primal heuristic's plan (below it costs more than it
 saves; bench/README.md); a start never changes what is proven."""
 
+START_MIN_SITES_PHASED = 40
+"""The same for a model with periods, whose heuristic prices each site over the whole window: at 25 sites
+over 8 quarters it took 78 s of a 135 s solve to 1e-4 that HiGHS alone made in 52 s; at 50 sites, HiGHS
+alone was still 2.6% off after 240 s and the start 0.07% (bench/README.md, issue 35, third round)."""
+
 
 def build_model(
     catalog: Catalog,
@@ -53,7 +58,8 @@ def build_model(
     `elastic`: capacity rows take slacks and blocked options come in behind unlock binaries (the
     explanation of an infeasible scenario). `cuts` adds the per-site capacity cuts (never in elastic
     mode): the same plans, a tighter LP. `start` hands HiGHS a MIP start; None: from START_MIN_SITES
-    sites on. `cuts=False, start=False` is the first version's model, kept for bench/. `prune=False`
+    sites on (START_MIN_SITES_PHASED with periods). `cuts=False, start=False` is the first version's
+    model, kept for bench/. `prune=False`
     keeps the options another one dominates (dominance depends on prices: a plan across futures, whose
     futures price options differently, needs the same options in each)."""
     scenario = catalog.scenarios[scenario_id]
@@ -96,7 +102,8 @@ def build_model(
         groups = rows_by_period(model) if multi else [None]
         for pm, rows in zip(model.periods, groups, strict=True):
             add_capacity_cuts(pm.model, rows)
-    model.use_start = not elastic and (len(model.sites) >= START_MIN_SITES if start is None else start)
+    least = START_MIN_SITES_PHASED if multi else START_MIN_SITES
+    model.use_start = not elastic and (len(model.sites) >= least if start is None else start)
     return model
 
 
