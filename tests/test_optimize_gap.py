@@ -490,3 +490,28 @@ def test_repaired_alternatives_are_the_same_begun_ahead_or_not(monkeypatch: pyte
     _recording_ahead(monkeypatch)
     ahead = optimize(catalog, scenario_id, alternatives=3).alternatives
     assert _alternatives_of(list(ahead)) == _alternatives_of(list(after))
+
+
+def test_stopping_a_solve_stops_its_repair_too() -> None:
+    """A solve submitted with the instances its work also runs (a repair): Ctrl-C, or a round that does
+    not take a guess, asks each of them to stop, and spares those it keeps."""
+    from trnplan.optimize.highs import Background
+
+    class Instance:
+        def __init__(self) -> None:
+            self.cancelled = False
+            self.HandleUserInterrupt = False
+
+        def run(self) -> None:
+            return None
+
+        def cancelSolve(self) -> None:  # noqa: N802 (highspy's name)
+            self.cancelled = True
+
+    kept, dropped, repair = Instance(), Instance(), Instance()
+    with Background(2) as background:
+        background.submit(kept)
+        background.submit(dropped, work=lambda: None, also=[repair])
+        background.stop(keep=[kept])
+        assert not kept.cancelled and dropped.cancelled and repair.cancelled
+        assert repair.HandleUserInterrupt

@@ -243,6 +243,7 @@ def _repair(
 
     if plan is None:
         return None
+    set_objective(model, model.scenario.objective)
     touched = _exclude(model, *choice)
     try:
         names = {var.name for var, _upper in touched}
