@@ -221,13 +221,13 @@ def test_a_round_of_alternatives_is_named_as_one(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(optimize_pkg, "begin_ahead", lambda *a: None)
     sizes: list[int] = []
-    real = alternatives_module._Begun.run
+    real = alternatives_module._run_round
 
-    def run(self: Any, jobs: list[Any], deadline: Any) -> None:
+    def run(jobs: list[Any], deadline: Any) -> None:
         sizes.append(len(jobs))
-        real(self, jobs, deadline)
+        real(jobs, deadline)
 
-    monkeypatch.setattr(alternatives_module._Begun, "run", run)
+    monkeypatch.setattr(alternatives_module, "_run_round", run)
     stages: list[str] = []
 
     def heard(p: progress.Progress) -> None:
@@ -241,23 +241,30 @@ def test_a_round_of_alternatives_is_named_as_one(monkeypatch: pytest.MonkeyPatch
     assert len(solution.alternatives) == 2
 
 
+class Instance:
+    """A stand-in for a HiGHS instance: runs at once, records being asked to stop."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.HandleUserInterrupt = False
+
+    def run(self) -> None:
+        return None
+
+    def cancelSolve(self) -> None:  # noqa: N802 (highspy's name)
+        self.cancelled = True
+
+
 def test_ctrl_c_during_a_round_stops_every_solve(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while a round runs: every instance is asked to stop; outside a session that keeps the best
     plan the KeyboardInterrupt goes on, inside it the session is marked interrupted."""
     import concurrent.futures
 
-    from trnplan.optimize import highs
+    from trnplan.optimize.highs import Background
 
-    class Instance:
-        def __init__(self) -> None:
-            self.cancelled = False
-            self.HandleUserInterrupt = False
-
-        def run(self) -> None:
-            return None
-
-        def cancelSolve(self) -> None:  # noqa: N802 (highspy's name)
-            self.cancelled = True
+    def run_round(hs: list[Instance]) -> None:
+        with Background(len(hs)) as background:
+            background.wait([(h, background.submit(h)) for h in hs])
 
     real_wait = concurrent.futures.wait
     pressed = {"done": False}
@@ -271,12 +278,12 @@ def test_ctrl_c_during_a_round_stops_every_solve(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(concurrent.futures, "wait", wait)
     hs = [Instance(), Instance()]
     with pytest.raises(KeyboardInterrupt):
-        highs.run_together(hs)
+        run_round(hs)
     assert all(h.cancelled and h.HandleUserInterrupt for h in hs)
     pressed["done"] = False
     hs = [Instance(), Instance()]
     with progress.watch(keep_best_on_interrupt=True) as session:
-        highs.run_together(hs)
+        run_round(hs)
         assert session.interrupted
     assert all(h.cancelled for h in hs)
 
@@ -496,17 +503,6 @@ def test_stopping_a_solve_stops_its_repair_too() -> None:
     """A solve submitted with the instances its work also runs (a repair): Ctrl-C, or a round that does
     not take a guess, asks each of them to stop, and spares those it keeps."""
     from trnplan.optimize.highs import Background
-
-    class Instance:
-        def __init__(self) -> None:
-            self.cancelled = False
-            self.HandleUserInterrupt = False
-
-        def run(self) -> None:
-            return None
-
-        def cancelSolve(self) -> None:  # noqa: N802 (highspy's name)
-            self.cancelled = True
 
     kept, dropped, repair = Instance(), Instance(), Instance()
     with Background(2) as background:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -48,6 +49,17 @@ def _exclude(model: Model, kind: str, item: str) -> list[tuple[Any, Any]]:
             touched.append((var, var.upBound))
             var.upBound = 0
     return touched
+
+
+@contextmanager
+def _excluded(model: Model, choice: tuple[str, str]) -> Iterator[list[tuple[Any, Any]]]:
+    """The model without `choice` (`_exclude`) for the time of the block."""
+    touched = _exclude(model, *choice)
+    try:
+        yield touched
+    finally:
+        for var, upper in touched:
+            var.upBound = upper
 
 
 def owned_sites(catalog: Catalog, best: Decisions) -> list[tuple[str, str]]:
@@ -112,8 +124,9 @@ def find_alternatives(
         ranked_choices = _by_bound(model, scenario.objective, choices, deadline)
     except OutOfTime:
         return []
-    pool = _Found(plan=_values(model))
+    pool = _Found()
     if at_once and together(model, solver):
+        pool.plan = _values(model)  # only rounds repair the plan (`_job`)
         _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap, ahead)
         return ranked(catalog, scenario_id, best, found, k)
     for kind, item, bound in ranked_choices:
@@ -159,7 +172,7 @@ def _in_rounds(
     ahead: Ahead | None = None,
 ) -> None:
     """The alternatives' MILPs in rounds of up to ROUND (and k) choices solved at once
-    (`highs.run_together`), in the order of their bounds. What a round solves, and from which start,
+    (`_run_round`), in the order of their bounds. What a round solves, and from which start,
     depends only on the rounds before it (the plans they found: the bound rule, the MIP starts), never on
     which solve ends first, so the plans are the same on any machine; the progress line names the round.
     The first round has no start: a solve `ahead` began for one of its choices is that round's own."""
@@ -181,7 +194,10 @@ def _in_rounds(
         scale, unit = (1 / MONEY_SCALE, "USD") if objective == "min_tco" else (1.0, "PFLOPs")
         jobs = [_job(model, choice, pool, deadline, gap, ahead) for choice in batch]
         with progress.stage(label), progress.reading(scale, unit):
-            (ahead or _Begun()).run(jobs, deadline)
+            if ahead is not None:
+                ahead.run(jobs, deadline)
+            else:
+                _run_round(jobs, deadline)
         ahead = None  # only the first round has no start of its own: later ones start from its plans
         pending = [p for p, _repair in jobs]
         for choice, p in zip(batch, pending, strict=True):
@@ -201,13 +217,9 @@ def _values(model: Model) -> dict[str, float] | None:
 def _ready(model: Model, choice: tuple[str, str], pool: _Found, deadline: Deadline, gap: float) -> Pending:
     """HiGHS's copy of the model without `choice`, from the last plan found that does not choose it."""
     set_objective(model, model.scenario.objective)
-    touched = _exclude(model, *choice)
-    try:
+    with _excluded(model, choice):
         usable = [values for items, _r, values in pool.seeds if choice not in items]
         return start_highs(model.prob, deadline.remaining(), usable[-1] if usable else None, gap)
-    finally:
-        for var, upper in touched:
-            var.upBound = upper
 
 
 Job = tuple[Pending, HighsModel | None]
@@ -244,8 +256,7 @@ def _repair(
     if plan is None:
         return None
     set_objective(model, model.scenario.objective)
-    touched = _exclude(model, *choice)
-    try:
+    with _excluded(model, choice) as touched:
         names = {var.name for var, _upper in touched}
         sites = [sm for pm in model.periods for sm in pm.sites]  # every period's
         using = {sm.site for sm in sites for v in [*sm.n, *sm.y.values()]
@@ -254,9 +265,6 @@ def _repair(
         if not held or not using:
             return None
         sub = HighsModel(model.prob)
-    finally:
-        for var, upper in touched:
-            var.upBound = upper
     for v in held:
         sub.h.changeColBounds(sub.col[v.name], float(round(plan[v.name])), float(round(plan[v.name])))
     sub.set_options(**{**HIGHS_OPTIONS, "mip_rel_gap": REPAIR_GAP, "mip_max_nodes": REPAIR_NODES})
@@ -272,13 +280,11 @@ def _repaired(repair: HighsModel) -> dict[str, float] | None:
     return {v.name: float(x) for v, x in zip(repair.columns, repair.h.getSolution().col_value, strict=True)}
 
 
-class _Begun:
-    """Runs a round's jobs (`_job`) at once on threads of their own, each repair before its solve (both on
-    the job's thread); `Ahead` is one that some of them were begun on before the plan was known."""
-
-    def run(self, jobs: list[Job], deadline: Deadline) -> None:
-        with Background(min(len(jobs), TOGETHER_THREADS)) as background:
-            _submit_all(background, jobs, deadline)
+def _run_round(jobs: list[Job], deadline: Deadline) -> None:
+    """A round's jobs (`_job`) at once on threads of their own, each repair before its solve (both on the
+    job's thread); `Ahead.run` is the same for a round some of whose jobs were begun before the plan."""
+    with Background(min(len(jobs), TOGETHER_THREADS)) as background:
+        _submit_all(background, jobs, deadline)
 
 
 def _submit_all(background: Background, jobs: list[Job], deadline: Deadline) -> None:
@@ -347,7 +353,8 @@ class Ahead:
 def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: float) -> Ahead | None:
     """Begin, on the threads the plan's own solve leaves free, the first round's alternatives as the
     plan's LP relaxation guesses them (None: no free core, nothing to guess, or alternatives not solved
-    at once)."""
+    at once). The guesses' LP bounds are not reused after the plan: the round's order comes from the
+    bounds of the plan's own choices, computed the same way on every machine, with or without this."""
     if k <= 0 or (os.cpu_count() or 1) < 2 or not together(model, solver) or deadline.expired:
         return None
     guesses = _lp_choices(model)
@@ -369,8 +376,6 @@ def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: floa
 def _lp_choices(model: Model) -> list[tuple[str, str]]:
     """The choices (as `Decisions.chosen_items` and `owned_sites` name them) that the model's LP relaxation
     gives at least AHEAD_SHARE of its chips in the last period (a scale-out switch: of its sites)."""
-    from trnplan.optimize.highs import HighsModel
-
     set_objective(model, model.scenario.objective)
     lp = HighsModel(model.prob, mip=False)
     lp.h.run()
@@ -420,14 +425,10 @@ def _without(
     """The best plan without one choice (None: a limit or Ctrl-C stopped it before it found one). A plan
     found for an earlier exclusion that does not choose it is feasible here too: its ratio (a hair less,
     for rounding) is a valid Dinkelbach start, its values a MIP start."""
-    kind, item = choice
-    touched = _exclude(model, kind, item)
     usable = [(r, values) for items, r, values in pool.seeds if choice not in items]
     start = max((r for r, _ in usable), default=0.0) * (1 - 1e-9)
-    with progress.stage(label):
+    with _excluded(model, choice), progress.stage(label):
         result, decisions, _iterations = search(model, start, usable[-1][1] if usable else None)
-    for var, upper in touched:
-        var.upBound = upper
     return _settle(catalog, scenario_id, model, choice, pool, result, decisions)
 
 
@@ -507,9 +508,7 @@ def _by_bound(
         columns = [lp.col[var.name] for var, _ in touched if var.name in lp.col]
         for i in columns:
             lp.h.changeColBounds(i, 0.0, 0.0)
-        left = deadline.remaining()
-        if left is not None:
-            lp.set_options(time_limit=max(left, 1e-3))
+        keep_within(lp.h, deadline)
         run(lp.h)
         confirm_infeasible(lp.h, run)  # HiGHS's presolve has called feasible models infeasible
         bounds.append((kind, item, _lp_bound(lp.h, sign, constant)))

@@ -72,9 +72,13 @@ def keep_within(h: Any, deadline: progress.Deadline | None) -> None:
     """Give `h` what is left of `deadline` as its time limit. HiGHS's clock starts again at each run, so an
     instance made earlier and run again (a site's pricing MILP, the polish) would otherwise have the
     limit it was made with each time, and a command could run on past its deadline."""
-    left = None if deadline is None else deadline.remaining()
-    if left is not None:
-        h.setOptionValue("time_limit", max(left, 1e-3))
+    set_time_left(h, None if deadline is None else deadline.remaining())
+
+
+def set_time_left(h: Any, seconds: float | None) -> None:
+    """HiGHS's time limit for its next run: `seconds` (at least 1 ms: HiGHS refuses 0), or as it is."""
+    if seconds is not None:
+        h.setOptionValue("time_limit", max(seconds, 1e-3))
 
 
 class HighsModel:
@@ -170,20 +174,7 @@ def run(h: Any) -> None:
 
 
 TOGETHER_THREADS = min(3, os.cpu_count() or 1)
-"""At most this many solves of `run_together` run at once (each HiGHS instance itself on one thread)."""
-
-
-def run_together(hs: list[Any]) -> None:
-    """Run several HiGHS instances at once, each on a thread of its own (highspy releases the GIL while it
-    solves; each instance has one thread and a fixed seed, so each outcome is the one `run` would give).
-    The main thread waits in short steps, reporting the first instance's figures to a `progress.watch`
-    session; Ctrl-C asks every instance to stop, and as `run` either re-raises or (a session that keeps
-    the best plan) leaves each with what it had."""
-    if len(hs) == 1:
-        run(hs[0])
-        return
-    with Background(min(len(hs), TOGETHER_THREADS)) as pool:
-        pool.wait([(h, pool.submit(h, watch=i == 0)) for i, h in enumerate(hs)])
+"""At most this many solves of a `Background` run at once (each HiGHS instance itself on one thread)."""
 
 
 class Background:

@@ -208,7 +208,7 @@ def _solve_highs(
 @dataclass
 class Pending:
     """A HiGHS solve made ready from a problem as it stood (`start_highs`), run by `highs.run` or, with
-    others, by `highs.run_together`, then read back onto the problem's variables by `finish`."""
+    others, on a `highs.Background`, then read back onto the problem's variables by `finish`."""
 
     model: HighsModel
     time_limit: float | None

@@ -57,7 +57,7 @@ from trnplan.optimize import progress
 from trnplan.optimize.accelerate.blocks import block_highs
 from trnplan.optimize.accelerate.columns import PRICE_THREADS
 from trnplan.optimize.accelerate.start import Prices, Start, gap_of, reduced_cost_rows
-from trnplan.optimize.highs import PROGRESS_STEP_S, confirm_infeasible
+from trnplan.optimize.highs import PROGRESS_STEP_S, confirm_infeasible, set_time_left
 from trnplan.optimize.model import Model
 
 FRONTIER_MIN_SITES = 150
@@ -184,7 +184,7 @@ def _run(walk: Walk, budget: Budget) -> bool:
             return False
         h.changeRowBounds(walk.threshold, t, highspy.kHighsInf)
         if budget.until < math.inf:  # HiGHS's clock starts again at each run: give it what is left
-            h.setOptionValue("time_limit", max(budget.until - time.perf_counter(), 1e-3))
+            set_time_left(h, budget.until - time.perf_counter())
         h.run()
         if h.getModelStatus() not in (status.kOptimal, status.kInfeasible):  # e.g. a solve error in presolve
             h.setOptionValue("presolve", "off")
