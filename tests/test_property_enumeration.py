@@ -302,7 +302,8 @@ def assert_explained_infeasible(catalog: Catalog) -> None:
 
 @contextmanager
 def machinery_on() -> Iterator[list[frontier.Proof | None]]:
-    """Every model built meanwhile has the cuts and solves from the start, however few its sites, and
+    """Every model built meanwhile has the cuts and solves from the start, however few its sites (a phased
+    one holds each fabric tier's ports within what its site allows, `network.tier_port_limit`), and
     the frontier program proves it wherever it applies (`optimize.accelerate.frontier`); yields what each
     of the program's attempts gave (None: no proof, HiGHS's search decided)."""
 
@@ -319,8 +320,9 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
         return proofs[-1]
 
     saved = (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
-             frontier.WIDE_START)
+             frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED)
     model_module.START_MIN_SITES = model_module.START_MIN_SITES_PHASED = frontier.FRONTIER_MIN_SITES = 0
+    model_module.TIER_LIMITS_MIN_SITES_PHASED = 0
     frontier.WIDE_START = math.inf
     accelerate_module.mip_start = noted  # type: ignore[attr-defined]
     frontier.prove = proved  # type: ignore[assignment]
@@ -328,7 +330,7 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
         yield proofs
     finally:
         (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
-         frontier.WIDE_START) = saved
+         frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED) = saved
         accelerate_module.mip_start = mip_start  # type: ignore[attr-defined]
         frontier.prove = prove  # type: ignore[assignment]
 

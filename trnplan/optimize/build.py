@@ -43,6 +43,14 @@ START_MIN_SITES_PHASED = 40
 over 8 quarters it took 78 s of a 135 s solve to 1e-4 that HiGHS alone made in 52 s; at 50 sites, HiGHS
 alone was still 2.6% off after 240 s and the start 0.07% (bench/README.md, issue 35, third round)."""
 
+TIER_LIMITS_MIN_SITES_PHASED = 10
+"""From this many sites on, a model with periods holds each fabric tier's ports within what the site allows
+at that tier (`network.tier_port_limit`): the same plans, a tighter LP. At 25 sites over 16 quarters HiGHS
+was 0.10% off after 240 s with them and 0.93% without; at 10 x 8, 0.0016% against 0.0031% short of a proof.
+On the shipped scenarios (3 sites) and single-period portfolios they only moved the search: trn3-life-moe
+took 2.7-3.0 s to 1e-4 with them and 1.7-2.3 s without over HiGHS seeds 1-5 (bench/README.md, issue 35,
+fourth round)."""
+
 
 def build_model(
     catalog: Catalog,
@@ -51,6 +59,7 @@ def build_model(
     elastic: bool = False,
     cuts: bool = True,
     start: bool | None = None,
+    tier_limits: bool | None = None,
     prune: bool = True,
 ) -> Model:
     """The MILP of a scenario; the objective is set by the caller (see `set_objective`).
@@ -59,7 +68,9 @@ def build_model(
     explanation of an infeasible scenario). `cuts` adds the per-site capacity cuts (never in elastic
     mode): the same plans, a tighter LP. `start` hands HiGHS a MIP start; None: from START_MIN_SITES
     sites on (START_MIN_SITES_PHASED with periods). `cuts=False, start=False` is the first version's
-    model, kept for bench/. `prune=False`
+    model, kept for bench/. `tier_limits` holds each fabric tier's ports within what the site allows
+    (never in elastic mode, nor without `cuts`); None: with periods, from TIER_LIMITS_MIN_SITES_PHASED
+    sites on. `prune=False`
     keeps the options another one dominates (dominance depends on prices: a plan across futures, whose
     futures price options differently, needs the same options in each)."""
     scenario = catalog.scenarios[scenario_id]
@@ -72,6 +83,7 @@ def build_model(
         return option_month(catalog, opt)
 
     base = prepare_sites(wide, wide_scenario, elastic, when if multi else None, prune=prune)
+    tier_limits = _held(tier_limits, multi, len(base), cuts, elastic)
     out_switches = scale_out_switches(wide, wide_scenario)
     last = views[-1]
     sense = pulp.LpMinimize if scenario.objective == "min_tco" or elastic else pulp.LpMaximize
@@ -85,7 +97,8 @@ def build_model(
         pm = _period(model, p, view, base)
         for sm in pm.sites:
             check_time("building the model")
-            define_site(prob, pm.model, sm, out_switches, (p.start, when) if multi else None)
+            available = (p.start, when) if multi else None
+            define_site(prob, pm.model, sm, out_switches, available, tier_limits=tier_limits)
         if not pm.model.scenario.demand.empty or (p is periods[-1] and not demanding):
             define_demand(prob, pm.model)
         model.periods.append(pm)
@@ -105,6 +118,16 @@ def build_model(
     least = START_MIN_SITES_PHASED if multi else START_MIN_SITES
     model.use_start = not elastic and (len(model.sites) >= least if start is None else start)
     return model
+
+
+def _held(tier_limits: bool | None, multi: bool, sites: int, cuts: bool, elastic: bool) -> bool:
+    """Whether a model holds each fabric tier's ports within what its site allows (`tier_limits`; never
+    in elastic mode or the first version's model)."""
+    if elastic or not cuts:
+        return False
+    if tier_limits is None:
+        return multi and sites >= TIER_LIMITS_MIN_SITES_PHASED
+    return tier_limits
 
 
 def period_views(catalog: Catalog, scenario_id: str, periods: list[Period]) -> tuple[list[Catalog], Catalog]:

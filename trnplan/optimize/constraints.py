@@ -192,14 +192,21 @@ def define_site_limits(
 
 
 def define_site(
-    prob: pulp.LpProblem, model: Model, sm: SiteModel, out_switches: list[str], available: Any = None
+    prob: pulp.LpProblem,
+    model: Model,
+    sm: SiteModel,
+    out_switches: list[str],
+    available: Any = None,
+    *,
+    tier_limits: bool = False,
 ) -> None:
     """Every row of one site in one period, its variables and money terms registered on `sm`; `available`
     (a model with periods: the period's start month and each option's first month) holds what cannot yet
-    be bought at 0."""
+    be bought at 0; `tier_limits` holds each fabric tier's ports within what the site allows at it."""
     catalog, scenario = model.catalog, model.scenario
     n = define_units(prob, sm)
-    fabric = define_fabric(prob, catalog, sm, n, out_switches, scenario.fabric)
+    limits = scenario if tier_limits and not model.elastic else None
+    fabric = define_fabric(prob, catalog, sm, n, out_switches, scenario.fabric, limits)
     if available is not None:
         define_availability(catalog, sm, n, fabric, *available)
     costs = define_site_costs(catalog, scenario, sm, n, fabric.network_kw)

@@ -9,7 +9,8 @@ from typing import Any
 
 import pulp
 
-from trnplan.catalog import Catalog, Fabric, Switch
+from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Fabric, Scenario, Switch
+from trnplan.costs import network_rack_limit_kw
 from trnplan.costs.fabric import MAX_TIERS, switch_side_optics_per_port, tier_capacity
 from trnplan.optimize.model import SiteModel, lin, name
 
@@ -25,6 +26,59 @@ def max_fabric_load(catalog: Catalog, sm: SiteModel) -> tuple[float, float]:
     gbps_sum = sum(u * o.scale_out_gbps for u, o in zip(sm.upper, sm.options, strict=True))
     optics_sum = sum(u * o.endpoint_optics for u, o in zip(sm.upper, sm.options, strict=True))
     return min(gbps_sum, kw_budget * gbps_by_kw), min(optics_sum, kw_budget * optics_by_kw)
+
+
+def switch_ports_per_port(tiers: int, oversubscription: float) -> float:
+    """Switch ports (and switch-side optics, before copper links) per endpoint port of a t-tier fabric:
+    2t - 1 non-blocking; 1 + 2 (t - 1) / r with leaf uplinks U >= N / r."""
+    if oversubscription == 1 or tiers == 1:
+        return float(switch_side_optics_per_port(tiers))
+    return 1 + 2 * (tiers - 1) / oversubscription
+
+
+def tier_port_limit(catalog: Catalog, scenario: Scenario, sm: SiteModel, sw: Switch, tiers: int) -> float:
+    """The most endpoint ports the site's units can need on a `tiers`-tier fabric of switch `sw`: each of
+    the site's IT power, grid and rack positions rows alone, with what one unit of each option takes of it
+    with its share of this fabric at the least (its switches at ports x (2t - 1) / k, their optics less its
+    copper links, its rack-side optics and copper power; network racks by rack units and by kW), allows at
+    most rhs x max over options of (ports / usage) ports. Every row holds in any plan, and a plan's ports
+    N can be cut to the units' need at no cost (`define_fabric`), so N <= this limit keeps an optimal
+    plan: the perspective N <= cap y is then as tight as the site allows, where the topology's capacity
+    alone leaves the LP free to buy most of a site's ports at the cheaper tier's price. inf: no bound."""
+    site = catalog.sites[sm.site]
+    port_gbps = sw.port_gbps or 1.0
+    per_port = switch_ports_per_port(tiers, scenario.fabric.oversubscription)
+    pue_fabric = catalog.cooling[scenario.fabric.cooling].pue
+    rack_kw = network_rack_limit_kw(catalog, scenario, sm.site)
+    rows: list[tuple[float, list[tuple[float, float]]]] = [
+        (catalog.usable_it_power_mw(site) * 1000, []),
+        (float(site.rack_positions), []),
+        (float(site.rack_positions), []),
+    ]
+    if site.grid_power_mw is not None:
+        rows.append((site.grid_power_mw * 1000, []))
+    for o in sm.options:
+        ports = o.scale_out_gbps / port_gbps
+        if ports <= 0:
+            continue
+        switches = ports * per_port / sw.radix
+        optics = ports * per_port - o.copper_links + o.endpoint_optics
+        switch_rack_kw = (switches * sw.power_w + (ports * per_port - o.copper_links) * sw.optic_w) / 1000
+        fabric_kw = o.copper_kw + (switches * sw.power_w + optics * sw.optic_w) / 1000
+        usage = [
+            o.it_kw + fabric_kw,
+            o.racks + switches * (sw.rack_units or 1) / RACK_UNITS_PER_RACK,
+            o.racks + switch_rack_kw / rack_kw,
+        ]
+        if site.grid_power_mw is not None:
+            usage.append(o.it_kw * catalog.cooling[o.cooling].pue + fabric_kw * pue_fabric)
+        for (_rhs, pairs), used in zip(rows, usage, strict=True):
+            pairs.append((ports, used))
+    limit = math.inf
+    for rhs, pairs in rows:
+        if pairs and all(used > 0 for _ports, used in pairs):
+            limit = min(limit, rhs * max(ports / used for ports, used in pairs))
+    return limit
 
 
 def fabric_tiers(
@@ -104,8 +158,10 @@ def _tier_variables(
     max_ports: int,
     fabric: Fabric,
     rows: _FabricRows,
+    limits: dict[int, float],
 ) -> tuple[list[Any], list[tuple[Any, int]], list[tuple[Any, int]]]:
-    """Per tier count t: y[s,o,t], N[s,o,t] <= cap_t y, and (oversubscribed, t > 1) the leaf uplinks U."""
+    """Per tier count t: y[s,o,t], N[s,o,t] <= cap_t y, and (oversubscribed, t > 1) the leaf uplinks U;
+    cap_t is the tier's capacity, no more than the site's most ports, or the site allows at t (`limits`)."""
     switch_id, sw = o
     port_gbps = sw.port_gbps or 1.0
     r = fabric.oversubscription
@@ -118,6 +174,9 @@ def _tier_variables(
     y_o, n_terms, up_terms = [], [], []
     for t in tiers:
         cap = min(tier_capacity(sw.radix, t, r), max_ports)
+        limit = limits.get(t, math.inf)
+        if limit < cap:  # whole ports: the need is whole too; else N is an integer >= the need
+            cap = math.floor(limit * (1 + 1e-9)) if whole else math.ceil(limit * (1 - 1e-9))
         y = prob.add_variable(name("y", sm.tag, o_index, t), 0, 1, pulp.LpBinary)
         ports = prob.add_variable(name("N", sm.tag, o_index, t), 0, cap, port_cat)
         prob += lin([(ports, 1), (y, -cap)]) <= 0, name("portcap", sm.tag, o_index, t)
@@ -144,6 +203,7 @@ def define_switch_type(
     max_optics: float,
     rows: _FabricRows,
     fabric: Fabric,
+    limits: dict[int, float] | None = None,
 ) -> None:
     """Switch type o at the site: y[s,o,t] and N[s,o,t] <= cap_t y per tier; leaf uplinks U[s,o,t] >= N / r;
     S[s,o] >= (N + 2(t-1) U) / k ((2t-1) N / k non-blocking), zero unless o is chosen; switch-side optics =
@@ -152,7 +212,9 @@ def define_switch_type(
     sw = catalog.switches[o]
     port_gbps = sw.port_gbps or 1.0
     k = sw.radix
-    y_o, n_terms, up_terms = _tier_variables(prob, sm, o_index, (o, sw), tiers, max_ports, fabric, rows)
+    y_o, n_terms, up_terms = _tier_variables(
+        prob, sm, o_index, (o, sw), tiers, max_ports, fabric, rows, limits or {}
+    )
     if fabric.oversubscription == 1:  # non-blocking: (2t - 1) N switch ports, as the first version
         port_pairs = [(p, float(switch_side_optics_per_port(t))) for p, t in n_terms]
         above = [(p, float(2 * (t - 1))) for p, t in n_terms if t > 1]
@@ -200,9 +262,12 @@ def define_fabric(
     n: list[Any],
     out_switches: list[str],
     fabric: Fabric | None = None,
+    limits: Scenario | None = None,
 ) -> FabricTerms:
     """Ports cover the site's scale-out bandwidth (units n); one switch type and tier; switches >= (2t-1)
-    N / k; copper links' power goes with the network."""
+    N / k; copper links' power goes with the network. `limits` (the scenario, where the site's rows hold
+    without slack): each tier's ports are held within what the site allows at that tier
+    (`tier_port_limit`)."""
     fabric = fabric or Fabric()
     max_gbps, max_optics = max_fabric_load(catalog, sm)
     units = lin([(v, 1) for v in n])
@@ -216,7 +281,9 @@ def define_fabric(
             continue
         tiers = fabric_tiers(sm, sw.radix, port_gbps, max_ports, fabric.oversubscription)
         if tiers:
-            define_switch_type(prob, catalog, sm, o_index, o, tiers, max_ports, max_optics, rows, fabric)
+            caps = {t: tier_port_limit(catalog, limits, sm, sw, t) for t in tiers} if limits else None
+            args = (tiers, max_ports, max_optics, rows, fabric, caps)
+            define_switch_type(prob, catalog, sm, o_index, o, *args)
     terms.network_kw.extend((v, o.copper_kw) for v, o in zip(n, sm.options, strict=True) if o.copper_kw)
     if rows.copper_split:
         copper = [(v, o.copper_links) for v, o in zip(n, sm.options, strict=True) if o.copper_links]
