@@ -135,3 +135,22 @@ def test_a_small_choice_says_what_doing_without_it_costs() -> None:
         assert row.split()[3:] == ["15", fmt(small.chips, "int"), fmt(small.share, "pct"),
                                    f"+{fmt(small.delta_usd, 'usd')}", change]
     assert not small_choices(read_plan(PLANS / "trn3-100k.yaml"))
+
+
+def test_a_small_choice_whose_alternative_came_out_cheaper_shows_a_minus() -> None:
+    """A plan proven within a gap can have an alternative, proven within its own, that is cheaper: the
+    table shows the minus (it showed "+-$65,457") and its caption says why one can appear."""
+    import io
+
+    from rich.console import Console
+
+    plan = read_plan(PLANS / "moe-144.yaml")
+    less = {"tco_usd": plan.totals.tco_usd - 65_457.2}
+    cheaper = [a.model_copy(update=less) if a.without.endswith("pcie6-320") else a for a in plan.alternatives]
+    plan = plan.model_copy(update={"alternatives": cheaper})
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None, soft_wrap=False).print(Trimmed(render_plan(plan)))
+    lines = out.getvalue().splitlines()
+    (row,) = [line for line in lines if line.startswith("scale-up switch pcie6-320 ")]
+    assert "-$65,457" in row.split() and "+-" not in row
+    assert "a minus: the best plan without it came out that much cheaper" in " ".join(lines)

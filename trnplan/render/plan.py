@@ -229,8 +229,11 @@ def _small_choices(plan: Plan, small: list[SmallChoice]) -> Grid:
              caption=f"each holds under {fmt(SMALL_SHARE, 'pct')} of the plan's chips and is made because "
              "the best plan without it is worse by this much (the alternatives); `trnplan options "
              f"{plan.scenario}` prices every option at each site and says what rules each out")
+    if any(c.delta_usd is not None and c.delta_usd < 0 for c in small):
+        t.caption = (f"{t.caption}; a minus: the best plan without it came out that much cheaper, within the "
+                     "gap the plan and its alternatives are proven to")
     for c in small:
-        worse = f"+{fmt(c.delta_usd, 'usd')}" if c.delta_usd is not None else "-"
+        worse = fmt(c.delta_usd, "usd", signed=True) if c.delta_usd is not None else "-"
         change = fmt(c.delta_pct / 100, "pct", signed=True) if c.delta_pct is not None else "infeasible"
         t.add_row(c.without, fmt(c.units, "int"), fmt(c.chips, "int"), fmt(c.share, "pct"), worse, change)
     return t
