@@ -80,9 +80,11 @@ def test_tier_limits_raise_the_phased_lp_bound() -> None:
     assert held > topology_only * (1 + 1e-4), (held, topology_only)
 
 
-def port_caps(catalog: Any, scenario_id: str, tier_limits: bool | None) -> dict[str, float]:
+def port_caps(
+    catalog: Any, scenario_id: str, tier_limits: bool | None, elastic: bool = False
+) -> dict[str, float]:
     """Each fabric tier's port bound N <= cap by variable name."""
-    model = build_model(catalog, scenario_id, start=False, tier_limits=tier_limits)
+    model = build_model(catalog, scenario_id, elastic=elastic, start=False, tier_limits=tier_limits)
     return {p.name: p.upBound for pm in model.periods for sm in pm.sites for p in sm.ports.values()}
 
 
@@ -100,9 +102,5 @@ def test_no_tier_limits_in_elastic_mode() -> None:
     limits, which read those rows, would not hold there."""
     catalog = load_portfolio(phased_portfolio_specs(10, 2, 0))
     (scenario_id,) = catalog.scenarios
-
-    def caps(tier_limits: bool) -> dict[str, float]:
-        model = build_model(catalog, scenario_id, elastic=True, start=False, tier_limits=tier_limits)
-        return {p.name: p.upBound for pm in model.periods for sm in pm.sites for p in sm.ports.values()}
-
-    assert caps(True) == caps(False)
+    held = port_caps(catalog, scenario_id, True, elastic=True)
+    assert held == port_caps(catalog, scenario_id, False, elastic=True)

@@ -43,6 +43,14 @@ def switch_ports(ports: int, tiers: int, oversubscription: float = 1.0) -> int:
     return ports + 2 * (tiers - 1) * uplinks(ports, tiers, oversubscription)
 
 
+def switch_ports_per_port(tiers: int, oversubscription: float = 1.0) -> float:
+    """`switch_ports` per endpoint port before U is rounded up: 2t - 1 non-blocking, 1 + 2 (t - 1) / r
+    with leaf uplinks U >= N / r (a lower bound of what N ports take)."""
+    if oversubscription == 1 or tiers == 1:
+        return float(switch_side_optics_per_port(tiers))
+    return 1 + 2 * (tiers - 1) / oversubscription
+
+
 def switches_per_port(tiers: int, radix: int) -> float:
     """Switches per endpoint port of a non-blocking fabric at t tiers: (2t - 1) / k (before rounding up)."""
     return (2 * tiers - 1) / radix

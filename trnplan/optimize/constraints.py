@@ -205,7 +205,7 @@ def define_site(
     be bought at 0; `tier_limits` holds each fabric tier's ports within what the site allows at it."""
     catalog, scenario = model.catalog, model.scenario
     n = define_units(prob, sm)
-    limits = scenario if tier_limits and not model.elastic else None
+    limits = scenario if tier_limits else None  # build_model: never in elastic mode
     fabric = define_fabric(prob, catalog, sm, n, out_switches, scenario.fabric, limits)
     if available is not None:
         define_availability(catalog, sm, n, fabric, *available)

@@ -11,7 +11,7 @@ import pulp
 
 from trnplan.catalog import RACK_UNITS_PER_RACK, Catalog, Fabric, Scenario, Switch
 from trnplan.costs import network_rack_limit_kw
-from trnplan.costs.fabric import MAX_TIERS, switch_side_optics_per_port, tier_capacity
+from trnplan.costs.fabric import MAX_TIERS, switch_ports_per_port, switch_side_optics_per_port, tier_capacity
 from trnplan.optimize.model import SiteModel, lin, name
 
 
@@ -26,14 +26,6 @@ def max_fabric_load(catalog: Catalog, sm: SiteModel) -> tuple[float, float]:
     gbps_sum = sum(u * o.scale_out_gbps for u, o in zip(sm.upper, sm.options, strict=True))
     optics_sum = sum(u * o.endpoint_optics for u, o in zip(sm.upper, sm.options, strict=True))
     return min(gbps_sum, kw_budget * gbps_by_kw), min(optics_sum, kw_budget * optics_by_kw)
-
-
-def switch_ports_per_port(tiers: int, oversubscription: float) -> float:
-    """Switch ports (and switch-side optics, before copper links) per endpoint port of a t-tier fabric:
-    2t - 1 non-blocking; 1 + 2 (t - 1) / r with leaf uplinks U >= N / r."""
-    if oversubscription == 1 or tiers == 1:
-        return float(switch_side_optics_per_port(tiers))
-    return 1 + 2 * (tiers - 1) / oversubscription
 
 
 def tier_port_limit(catalog: Catalog, scenario: Scenario, sm: SiteModel, sw: Switch, tiers: int) -> float:
@@ -282,8 +274,9 @@ def define_fabric(
         tiers = fabric_tiers(sm, sw.radix, port_gbps, max_ports, fabric.oversubscription)
         if tiers:
             caps = {t: tier_port_limit(catalog, limits, sm, sw, t) for t in tiers} if limits else None
-            args = (tiers, max_ports, max_optics, rows, fabric, caps)
-            define_switch_type(prob, catalog, sm, o_index, o, *args)
+            define_switch_type(
+                prob, catalog, sm, o_index, o, tiers, max_ports, max_optics, rows, fabric, caps
+            )
     terms.network_kw.extend((v, o.copper_kw) for v, o in zip(n, sm.options, strict=True) if o.copper_kw)
     if rows.copper_split:
         copper = [(v, o.copper_links) for v, o in zip(n, sm.options, strict=True) if o.copper_links]
