@@ -261,6 +261,12 @@ def test_an_alternative_better_than_an_unproven_plan_is_pointed_out(world: Path)
     assert note.startswith("NOTE: 's': 1 alternative beat this unproven plan (min_tco $800,779):")
     assert f"#1 without {better.without}: $799,779" in note and "raise --time-limit" in note
     assert better_alternatives(plan) is None  # proven optimal: nothing can beat it
+    reached = {"status": "feasible", "mip_gap": 0.00009, "gap_target": 0.0001}
+    within = unproven.model_copy(update={"solver": plan.solver.model_copy(update=reached)})
+    note = better_alternatives(within)  # stopped at the gap asked for: no time limit to raise
+    assert note is not None and "raise --time-limit" not in note
+    assert "beat this plan (min_tco $800,779), proven within 0.01% (gap 0.009%)" in note
+    assert note.endswith("Both are within the gap asked for; --gap 0 proves the optimum.")
 
 
 def test_the_ratio_objective_shows_in_the_alternatives(world: Path) -> None:

@@ -96,7 +96,8 @@ def _better(kind: str, value: float, than: float) -> bool:
 
 
 def better_alternatives(plan: Plan) -> str | None:
-    """Alternatives whose objective beats an unproven plan's: the search stopped before it found them."""
+    """Alternatives whose objective beats a plan not proven optimal: the search stopped before it found
+    them, at the time limit or at the gap asked for (`--gap`)."""
     if plan.solver is None or plan.solver.status == "optimal" or plan.objective is None:
         return None
     kind, value, unit = plan.objective.kind, plan.objective.value, plan.objective.unit
@@ -113,6 +114,12 @@ def better_alternatives(plan: Plan) -> str | None:
         return fmt(v, "usd") if kind == "min_tco" else f"{fmt(v)} {unit}"
 
     listed = "; ".join(f"#{i} without {alt.without}: {show(alt.objective or 0.0)}" for i, alt in better)
+    if plan.solver.within_target:  # it stopped at the gap asked for: raising the time limit changes nothing
+        return (
+            f"NOTE: '{plan.scenario}': {len(better)} alternative{'s' if len(better) != 1 else ''} beat this "
+            f"plan ({kind} {show(value)}), {plan.solver.proof}: {listed}. Both are within the gap asked "
+            "for; --gap 0 proves the optimum."
+        )
     return (
         f"NOTE: '{plan.scenario}': {len(better)} alternative{'s' if len(better) != 1 else ''} beat this "
         f"unproven plan ({kind} {show(value)}): {listed}. The search stopped before it found "
