@@ -12,7 +12,8 @@ must find nothing wrong in any plan.
 
 Each example also draws how it is solved (`SWITCHES`), rather than every world being solved again for
 each: as shipped; with every piece of the acceleration forced on (the MIP start, its reduced-cost rows
-and fixings, capacity cuts, even at 1-2 sites; the frontier program of `optimize.frontier` wherever it
+and fixings, capacity cuts, each tier's port limit, every integer column split in two for HiGHS, even at
+1-2 sites; the frontier program of `optimize.frontier` wherever it
 applies): the cuts and the start change how fast the proof comes, never the optimum; or made a
 single-demand min-TCO world (its demand cut to one key, no caps, budgets or supply limits) with the
 machinery on, where the frontier program must prove each one itself (no fallback to HiGHS).
@@ -33,6 +34,7 @@ from hypothesis import strategies as st
 
 import trnplan.optimize.accelerate as accelerate_module
 import trnplan.optimize.build as model_module
+import trnplan.optimize.highs as highs_module
 from trnplan.catalog import Catalog
 from trnplan.costs.decisions import Decisions
 from trnplan.errors import InfeasibleError
@@ -303,7 +305,8 @@ def assert_explained_infeasible(catalog: Catalog) -> None:
 @contextmanager
 def machinery_on() -> Iterator[list[frontier.Proof | None]]:
     """Every model built meanwhile has the cuts and solves from the start, however few its sites (a phased
-    one holds each fabric tier's ports within what its site allows, `network.tier_port_limit`), and
+    one holds each fabric tier's ports within what its site allows, `network.tier_port_limit`; HiGHS gets
+    every integer column of two values or more split in two, `highs.HighsModel(split=True)`), and
     the frontier program proves it wherever it applies (`optimize.accelerate.frontier`); yields what each
     of the program's attempts gave (None: no proof, HiGHS's search decided)."""
 
@@ -320,9 +323,11 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
         return proofs[-1]
 
     saved = (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
-             frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED)
+             frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED, highs_module.SPLIT_MIN_WORK,
+             highs_module.WIDE_INTEGER)
     model_module.START_MIN_SITES = model_module.START_MIN_SITES_PHASED = frontier.FRONTIER_MIN_SITES = 0
     model_module.TIER_LIMITS_MIN_SITES_PHASED = 0
+    highs_module.SPLIT_MIN_WORK, highs_module.WIDE_INTEGER = 0.0, 2  # every integer column of 2+ values split
     frontier.WIDE_START = math.inf
     accelerate_module.mip_start = noted  # type: ignore[attr-defined]
     frontier.prove = proved  # type: ignore[assignment]
@@ -330,7 +335,8 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
         yield proofs
     finally:
         (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
-         frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED) = saved
+         frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED, highs_module.SPLIT_MIN_WORK,
+         highs_module.WIDE_INTEGER) = saved
         accelerate_module.mip_start = mip_start  # type: ignore[attr-defined]
         frontier.prove = prove  # type: ignore[assignment]
 

@@ -9,8 +9,10 @@ in short steps (where SIGINT lands), then HiGHS is asked to stop through its int
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import pulp
@@ -81,11 +83,44 @@ def set_time_left(h: Any, seconds: float | None) -> None:
         h.setOptionValue("time_limit", max(seconds, 1e-3))
 
 
+WIDE_INTEGER = 100
+"""An integer column with at least this many values above a lower bound of 0 is one `HighsModel(split=True)`
+gives HiGHS as two."""
+
+SPLIT_MIN_WORK = 5e7
+"""A MILP is solved with its wide integer columns split (`split_pays`) from this much `domain_work` on.
+HiGHS 1.16's root reduced-cost fixing keeps a lurking bound per value of each integer column's domain (at
+most 1,024 of them), and adds each one after a walk over those already kept: after every root LP, time
+that grows with the square of the domain. At 25 sites x 8 quarters (units up to 3,000 a site-quarter,
+switches up to 63,299; a work of 3.4e8) that was over half of the root's time; split, 25 x 8 reached 1e-4
+in 30-33 s against 41-62 s. The shipped trn3-life (1.2e7) only changed its search: its alternatives took
+5.3 s against 4.7 s. Single-period 50 and 200 sites (8.4e7, 3.2e8): the same times (bench/README.md,
+issue 35, fifth round)."""
+
+
+def domain_work(prob: pulp.LpProblem) -> float:
+    """The steps HiGHS's root reduced-cost fixing may take per root LP on the wide integer columns:
+    sum of min(u, 1024)^2 / 2 over integer x in [0, u], u >= WIDE_INTEGER."""
+    return sum(min(float(v.upBound), 1024.0) ** 2 / 2 for v in prob.variables() if _wide(v))
+
+
+def split_pays(prob: pulp.LpProblem) -> bool:
+    """Whether to solve `prob` with its wide integer columns split (SPLIT_MIN_WORK)."""
+    return domain_work(prob) >= SPLIT_MIN_WORK
+
+
 class HighsModel:
     """A PuLP problem as a HiGHS model: `h` (the highspy instance), `columns` (the PuLP variables, in
-    column order) and `col` (variable name -> column). `mip=False` leaves every column continuous."""
+    column order) and `col` (variable name -> column). `mip=False` leaves every column continuous.
 
-    def __init__(self, prob: pulp.LpProblem, *, mip: bool = True, seed: int = 0) -> None:
+    `split`: each integer variable x in [0, u] with u >= WIDE_INTEGER is given to HiGHS as x = B a + b,
+    a in [0, u // B] and b in [0, B - 1] integers (B = ceil(sqrt(u + 1)); a row B a + b <= u where that
+    reaches past u), in x's place in every row and in the cost; x's own column stays, fixed at 0 and in no
+    row, so every column keeps its number. The same problem (every integer x has one such a and b, and
+    the LP relaxation is the same), with narrow domains for HiGHS. `set_start`, `add_rows` and
+    `read_back` speak of x; nothing else may touch such a column by its number. Why: `SPLIT_MIN_WORK`."""
+
+    def __init__(self, prob: pulp.LpProblem, *, mip: bool = True, seed: int = 0, split: bool = False) -> None:
         import highspy
         import numpy as np
 
@@ -105,8 +140,25 @@ class HighsModel:
             for i, v in enumerate(self.columns):
                 if v.cat == pulp.LpInteger:
                     self.h.changeColIntegrality(i, highspy.HighsVarType.kInteger)
-        for constraint in prob.constraints():
-            items = [(self.col[var.name], coef) for var, coef in constraint.items() if coef != 0]
+        # variable name -> (B, column of a, column of b): the split columns, numbered after the problem's
+        self.parts: dict[str, tuple[int, int, int]] = {}
+        if mip and split:
+            self._split(cost, upper)
+        self._problem_rows()
+        # what HiGHS took of the problem (it refuses a row holding a coefficient above 1e15)
+        self.loaded = self.h.getNumRow() == len(prob.constraints()) and self.h.getNumCol() == n + 2 * len(
+            self.parts
+        )
+        self._cap_parts(upper)
+
+    def _problem_rows(self) -> None:
+        """The problem's rows, in its order (a split column's terms on its parts)."""
+        import highspy
+        import numpy as np
+
+        inf = highspy.kHighsInf
+        for constraint in self.prob.constraints():
+            items = self._terms((var.name, coef) for var, coef in constraint.items() if coef != 0)
             lb, ub = constraint.getLb(), constraint.getUb()
             self.h.addRow(
                 -inf if lb is None else lb,
@@ -115,6 +167,55 @@ class HighsModel:
                 np.array([i for i, _ in items], dtype=np.int32),
                 np.array([c for _, c in items], dtype=float),
             )
+
+    def _cap_parts(self, upper: Any) -> None:
+        """B a + b <= u for each split column whose parts could reach past u (after the problem's rows)."""
+        import highspy
+        import numpy as np
+
+        for name, (base, a, b) in self.parts.items():
+            u = math.floor(upper[self.col[name]] + 1e-9)
+            if base * (u // base) + base - 1 > u:
+                self.h.addRow(
+                    -highspy.kHighsInf, float(u), 2, np.array([a, b], np.int32), np.array([float(base), 1.0])
+                )
+
+    def _split(self, cost: Any, upper: Any) -> None:
+        """Give each wide integer column to HiGHS as its two parts (see the class)."""
+        import highspy
+        import numpy as np
+
+        n = len(self.columns)
+        for i, v in enumerate(self.columns):
+            if _wide(v):
+                base = math.ceil(math.sqrt(upper[i] + 1))
+                self.parts[v.name] = (base, n + 2 * len(self.parts), n + 2 * len(self.parts) + 1)
+        empty = np.zeros(0, np.int32)
+        for name, (base, _a, _b) in self.parts.items():
+            i = self.col[name]
+            caps = np.array([math.floor(upper[i] + 1e-9) // base, base - 1.0])
+            prices = np.array([base * cost[i], cost[i]])
+            self.h.addCols(2, prices, np.zeros(2), caps, 0, empty, empty, np.zeros(0))
+            self.h.changeColsCost(1, np.array([i], np.int32), np.zeros(1))
+            self.h.changeColBounds(i, 0.0, 0.0)
+        if self.parts:
+            added = 2 * len(self.parts)
+            self.h.changeColsIntegrality(
+                added, np.arange(n, n + added, dtype=np.int32), np.full(added, highspy.HighsVarType.kInteger)
+            )
+
+    def _terms(self, terms: Iterable[tuple[str, float]]) -> list[tuple[int, float]]:
+        """(column, coefficient) of a row's terms (variable name, coefficient), a split variable's as its
+        two parts'."""
+        out: list[tuple[int, float]] = []
+        for name, coef in terms:
+            part = self.parts.get(name)
+            if part is None:
+                out.append((self.col[name], coef))
+            else:
+                base, a, b = part
+                out += [(a, base * coef), (b, coef)]
+        return out
 
     def set_options(self, **options: Any) -> None:
         for name, value in options.items():
@@ -126,9 +227,10 @@ class HighsModel:
         import numpy as np
 
         for terms, upper in rows:
-            idx = np.array([self.col[name] for name, _ in terms], dtype=np.int32)
-            coefs = np.array([c for _, c in terms], dtype=float)
-            self.h.addRow(-highspy.kHighsInf, upper, len(terms), idx, coefs)
+            items = self._terms(terms)
+            idx = np.array([i for i, _ in items], dtype=np.int32)
+            coefs = np.array([c for _, c in items], dtype=float)
+            self.h.addRow(-highspy.kHighsInf, upper, len(items), idx, coefs)
 
     def set_start(self, values: dict[str, float] | None) -> None:
         """Hand HiGHS a MIP start: variable name -> value (variables not named are left to HiGHS)."""
@@ -137,16 +239,29 @@ class HighsModel:
         import numpy as np
 
         pairs = [(i, values[v.name]) for i, v in enumerate(self.columns) if v.name in values]
+        for name, (base, a, b) in self.parts.items():
+            if name in values:
+                whole = max(0, round(values[name]))
+                pairs += [(a, float(whole // base)), (b, float(whole % base))]
         index = np.array([i for i, _ in pairs], dtype=np.int32)
         self.h.setSolution(len(pairs), index, np.array([x for _, x in pairs], dtype=float))
 
     def read_back(self) -> None:
         """Each PuLP variable's value from HiGHS's solution (as PuLP's own HiGHS interface does)."""
         values = list(self.h.getSolution().col_value)
-        if len(values) != len(self.columns):
+        if len(values) != self.h.getNumCol() or len(values) < len(self.columns):
             return
-        for v, x in zip(self.columns, values, strict=True):
+        for name, (base, a, b) in self.parts.items():
+            values[self.col[name]] = base * values[a] + values[b]
+        for v, x in zip(self.columns, values, strict=False):
             v.varValue = x
+
+
+def _wide(v: pulp.LpVariable) -> bool:
+    """An integer variable in [0, u] with u >= WIDE_INTEGER (`HighsModel(split=True)` splits it)."""
+    return (
+        v.cat == pulp.LpInteger and v.lowBound == 0 and v.upBound is not None and v.upBound >= WIDE_INTEGER
+    )
 
 
 def run(h: Any) -> None:

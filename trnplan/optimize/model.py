@@ -13,7 +13,8 @@ Variables, per site s:
 
 Few wide integers: HiGHS's root work grows quadratically with the reduced-cost bounds it keeps per wide
 general integer column (bench/README.md), so variables whose integrality is implied are continuous:
-S[s,o] (through T[s]) and R[s] (through the integer rack positions row).
+S[s,o] (through T[s]) and R[s] (through the integer rack positions row); the wide ones left (n, T) go to
+HiGHS split in two narrow ones where that work is large (`highs.HighsModel(split=True)`).
 Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
 """
 

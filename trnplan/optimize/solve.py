@@ -141,8 +141,8 @@ def _check_loaded(model: HighsModel) -> None:
     """Refuse a model HiGHS did not take whole. HiGHS drops a row holding a coefficient above 1e15: the
     solve would run without that constraint (a budget, a power limit). Such a number comes from specs
     whose values span too many orders of magnitude, so this is bad input (exit 3), said in its terms."""
-    h, prob = model.h, model.prob
-    if h.getNumRow() == len(prob.constraints()) and h.getNumCol() == len(model.columns):
+    prob = model.prob
+    if model.loaded:
         return
     worst = max(
         ((abs(c), row.name) for row in prob.constraints() for c in row.values() if c == c),
@@ -226,7 +226,7 @@ def start_highs(
 ) -> Pending:
     """HiGHS's copy of `prob` with its bounds as they are now, trnplan's options, the `gap` asked, extra
     rows and a MIP start, ready to run (the problem may change after this: the copy does not)."""
-    model = HighsModel(prob, seed=highs.HIGHS_SEED)
+    model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob))
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
     model.set_options(**HIGHS_OPTIONS)
