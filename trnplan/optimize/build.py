@@ -38,10 +38,11 @@ START_MIN_SITES = 20
 """From this many sites on, a solve starts from the primal heuristic's plan (below it costs more than it
 saves; bench/README.md); a start never changes what is proven."""
 
-START_MIN_SITES_PHASED = 40
+START_MIN_SITES_PHASED = 100
 """The same for a model with periods, whose heuristic prices each site over the whole window: at 25 sites
-over 8 quarters it took 78 s of a 135 s solve to 1e-4 that HiGHS alone made in 52 s; at 50 sites, HiGHS
-alone was still 2.6% off after 240 s and the start 0.07% (bench/README.md, issue 35, third round)."""
+over 8 quarters it took 78 s of a 135 s solve to 1e-4 that HiGHS alone made in 52 s; at 50 x 8, once wide
+integer columns went to HiGHS split (`highs.SPLIT_MIN_WORK`), HiGHS alone was 0.016% off after 240 s and
+with the start 0.045% (bench/README.md, issue 35, third and fifth rounds). Not measured above 50 sites."""
 
 TIER_LIMITS_MIN_SITES_PHASED = 10
 """From this many sites on, a model with periods holds each fabric tier's ports within what the site allows
