@@ -4,7 +4,7 @@ x in [0, u] goes to HiGHS as B a + b. On random small MILPs (covering and packin
 integers, a continuous column) the split model and the plain one reach the same status and optimum, and
 the values read back are whole, within their bounds and keep every row. A start and extra rows speak of x
 and reach its parts. The exhaustive-enumeration property tests solve with the split on at any size
-(`test_property_enumeration.machinery_on`).
+and gap (`test_property_enumeration.machinery_on`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import trnplan.optimize.highs as highs
 from trnplan.optimize.highs import HighsModel, domain_work, split_pays
+from trnplan.optimize.solve import start_highs
 
 EXAMPLES = int(os.environ.get("TRNPLAN_PROPERTY_EXAMPLES", "150"))
 
@@ -137,12 +138,14 @@ def test_a_start_and_an_extra_row_reach_the_parts(narrow: None) -> None:
     assert x.varValue == pytest.approx(977)
 
 
-def test_only_a_model_wide_enough_is_split() -> None:
+def test_only_a_model_wide_enough_and_solved_within_a_gap_is_split() -> None:
     prob = pulp.LpProblem("p", pulp.LpMinimize)
     xs = [pulp.LpVariable(f"x{i}", 0, 5000, pulp.LpInteger) for i in range(100)]
     prob += pulp.lpSum(xs)
-    assert domain_work(prob) == 100 * 1024**2 / 2 and split_pays(prob)
-    assert not split_pays(pulp.LpProblem("q", pulp.LpMinimize))
+    assert domain_work(prob) == 100 * 1024**2 / 2 and split_pays(prob, 1e-4)
+    assert not split_pays(prob, 0.0)  # a proof of gap 0 is a tree search: x itself branches better
+    assert not split_pays(pulp.LpProblem("q", pulp.LpMinimize), 1e-4)
+    assert start_highs(prob, None, gap=1e-4).model.parts and not start_highs(prob, None).model.parts
     few = pulp.LpProblem("few", pulp.LpMinimize)
     few += pulp.lpSum(pulp.LpVariable(f"y{i}", 0, 99, pulp.LpInteger) for i in range(100))
     assert domain_work(few) == 0  # 99 values above 0: not wide

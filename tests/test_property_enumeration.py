@@ -324,10 +324,11 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
 
     saved = (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
              frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED, highs_module.SPLIT_MIN_WORK,
-             highs_module.WIDE_INTEGER)
+             highs_module.SPLIT_MIN_GAP, highs_module.WIDE_INTEGER)
     model_module.START_MIN_SITES = model_module.START_MIN_SITES_PHASED = frontier.FRONTIER_MIN_SITES = 0
     model_module.TIER_LIMITS_MIN_SITES_PHASED = 0
     highs_module.SPLIT_MIN_WORK, highs_module.WIDE_INTEGER = 0.0, 2  # every integer column of 2+ values split
+    highs_module.SPLIT_MIN_GAP = 0.0  # at gap 0 too
     frontier.WIDE_START = math.inf
     accelerate_module.mip_start = noted  # type: ignore[attr-defined]
     frontier.prove = proved  # type: ignore[assignment]
@@ -336,7 +337,7 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
     finally:
         (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
          frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED, highs_module.SPLIT_MIN_WORK,
-         highs_module.WIDE_INTEGER) = saved
+         highs_module.SPLIT_MIN_GAP, highs_module.WIDE_INTEGER) = saved
         accelerate_module.mip_start = mip_start  # type: ignore[attr-defined]
         frontier.prove = prove  # type: ignore[assignment]
 

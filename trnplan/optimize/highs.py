@@ -97,6 +97,13 @@ in 30-33 s against 41-62 s. The shipped trn3-life (1.2e7) only changed its searc
 5.3 s against 4.7 s. Single-period 50 and 200 sites (8.4e7, 3.2e8): the same times (bench/README.md,
 issue 35, fifth round)."""
 
+SPLIT_MIN_GAP = 1e-6
+"""...and only when the relative gap asked is at least this. A proof of gap 0 is a tree search, where
+branching on a part (b splits x's values into residue classes) is weaker than on x: HiGHS alone on
+10 x 8's model to gap 0 proved it in 155 s plain and was 0.0024% off after 240 s split (seed 1; seed 0:
+0.0015% against 0.0023% after 240 s), while 25 x 8 proved in 156 s either way (bench/README.md, issue 35,
+sixth round)."""
+
 
 def domain_work(prob: pulp.LpProblem) -> float:
     """The steps HiGHS's root reduced-cost fixing may take per root LP on the wide integer columns:
@@ -104,9 +111,10 @@ def domain_work(prob: pulp.LpProblem) -> float:
     return sum(min(float(v.upBound), 1024.0) ** 2 / 2 for v in prob.variables() if _wide(v))
 
 
-def split_pays(prob: pulp.LpProblem) -> bool:
-    """Whether to solve `prob` with its wide integer columns split (SPLIT_MIN_WORK)."""
-    return domain_work(prob) >= SPLIT_MIN_WORK
+def split_pays(prob: pulp.LpProblem, gap: float) -> bool:
+    """Whether to solve `prob` within the relative `gap` with its wide integer columns split
+    (SPLIT_MIN_WORK, SPLIT_MIN_GAP)."""
+    return gap >= SPLIT_MIN_GAP and domain_work(prob) >= SPLIT_MIN_WORK
 
 
 class HighsModel:

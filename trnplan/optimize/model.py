@@ -14,7 +14,7 @@ Variables, per site s:
 Few wide integers: HiGHS's root work grows quadratically with the reduced-cost bounds it keeps per wide
 general integer column (bench/README.md), so variables whose integrality is implied are continuous:
 S[s,o] (through T[s]) and R[s] (through the integer rack positions row); the wide ones left (n, T) go to
-HiGHS split in two narrow ones where that work is large (`highs.HighsModel(split=True)`).
+HiGHS split in two narrow ones where that work is large and a gap is asked (`highs.split_pays`).
 Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
 """
 

@@ -226,7 +226,7 @@ def start_highs(
 ) -> Pending:
     """HiGHS's copy of `prob` with its bounds as they are now, trnplan's options, the `gap` asked, extra
     rows and a MIP start, ready to run (the problem may change after this: the copy does not)."""
-    model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob))
+    model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob, gap))
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
     model.set_options(**HIGHS_OPTIONS)
