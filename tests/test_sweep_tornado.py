@@ -148,6 +148,20 @@ def test_too_few_samples_say_so():
     assert close["ranked"] == 0 and "too few samples to rank" in close["warning"]
 
 
+def test_the_ranking_is_the_same_every_time_and_leaves_numpy_alone():
+    """SALib seeds numpy only for a truthy seed: the default seed 0 must still give the same intervals (a
+    sweep's summary is deterministic), and the caller's global generator is given back as it was."""
+    np = pytest.importorskip("numpy")
+    rows = rows_of(12, lambda d, r: d["a"] + d["b"] + r.gauss(0, 0.3))
+    np.random.seed(12345)
+    expected_next = np.random.random()
+    np.random.seed(12345)
+    firsts = [rank_inputs(rows, ["a", "b", "c"]) for _ in range(4)]
+    assert np.random.random() == expected_next
+    assert all(f == firsts[0] for f in firsts[1:])
+    assert firsts[0] != rank_inputs(rows, ["a", "b", "c"], seed=1)
+
+
 def test_a_sampled_sweep_ranks_the_chip_price_first(specs):
     result = run("sweep", "s", "--specs", str(specs), "--sample", "60", "--workers", "2", "-f", "json")
     assert result.exit_code == 0, result.stderr

@@ -73,10 +73,18 @@ def rank_inputs(rows: list[Row], paths: list[str], seed: int = 0) -> dict[str, A
     y = np.array(tcos, dtype=float)
     bounds = [[float(x[:, j].min()), float(x[:, j].max())] for j in range(len(paths))]
     problem = {"num_vars": len(paths), "names": list(paths), "bounds": bounds}
-    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-        warnings.simplefilter("ignore")
-        found = delta.analyze(problem, x, y, num_resamples=RESAMPLES, conf_level=CONF_LEVEL, seed=seed,
-                              method="sobol")
+    # SALib draws its resamples from numpy's global generator and seeds it only for a truthy seed (`if
+    # seed:`), so seed 0 would leave the intervals to chance: seed it here, whatever the seed, and give the
+    # caller's global state back untouched.
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            found = delta.analyze(problem, x, y, num_resamples=RESAMPLES, conf_level=CONF_LEVEL, seed=None,
+                                  method="sobol")
+    finally:
+        np.random.set_state(state)
     inputs: list[dict[str, Any]] = []
     for j, path in enumerate(paths):
         s1, conf = float(found["S1"][j]), float(found["S1_conf"][j])
