@@ -306,7 +306,8 @@ def assert_explained_infeasible(catalog: Catalog) -> None:
 def machinery_on() -> Iterator[list[frontier.Proof | None]]:
     """Every model built meanwhile has the cuts and solves from the start, however few its sites (a phased
     one holds each fabric tier's ports within what its site allows, `network.tier_port_limit`; HiGHS gets
-    every integer column of two values or more split in two, `highs.HighsModel(split=True)`), and
+    every integer column of two values or more split in two, `highs.HighsModel(split=True)`, and a phased
+    one its unit totals, `highs.HighsModel.add_totals`), and
     the frontier program proves it wherever it applies (`optimize.accelerate.frontier`); yields what each
     of the program's attempts gave (None: no proof, HiGHS's search decided)."""
 
@@ -324,11 +325,12 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
 
     saved = (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
              frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED, highs_module.SPLIT_MIN_WORK,
-             highs_module.SPLIT_MIN_GAP, highs_module.WIDE_INTEGER)
+             highs_module.SPLIT_MIN_GAP, highs_module.WIDE_INTEGER, highs_module.TOTALS_MAX_GAP)
     model_module.START_MIN_SITES = model_module.START_MIN_SITES_PHASED = frontier.FRONTIER_MIN_SITES = 0
     model_module.TIER_LIMITS_MIN_SITES_PHASED = 0
     highs_module.SPLIT_MIN_WORK, highs_module.WIDE_INTEGER = 0.0, 2  # every integer column of 2+ values split
     highs_module.SPLIT_MIN_GAP = 0.0  # at gap 0 too
+    highs_module.TOTALS_MAX_GAP = math.inf  # a phased model's unit totals at every gap, split columns' too
     frontier.WIDE_START = math.inf
     accelerate_module.mip_start = noted  # type: ignore[attr-defined]
     frontier.prove = proved  # type: ignore[assignment]
@@ -337,7 +339,7 @@ def machinery_on() -> Iterator[list[frontier.Proof | None]]:
     finally:
         (model_module.START_MIN_SITES, model_module.START_MIN_SITES_PHASED, frontier.FRONTIER_MIN_SITES,
          frontier.WIDE_START, model_module.TIER_LIMITS_MIN_SITES_PHASED, highs_module.SPLIT_MIN_WORK,
-         highs_module.SPLIT_MIN_GAP, highs_module.WIDE_INTEGER) = saved
+         highs_module.SPLIT_MIN_GAP, highs_module.WIDE_INTEGER, highs_module.TOTALS_MAX_GAP) = saved
         accelerate_module.mip_start = mip_start  # type: ignore[attr-defined]
         frontier.prove = prove  # type: ignore[assignment]
 

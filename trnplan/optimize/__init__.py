@@ -18,7 +18,7 @@ from trnplan.optimize import (
     progress,
 )
 from trnplan.optimize.alternatives import ALTERNATIVE_GAP, Ahead, begin_ahead, find_alternatives, ranked
-from trnplan.optimize.build import build_model
+from trnplan.optimize.build import build_model, unit_totals
 from trnplan.optimize.explain import explain_infeasible
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, OutOfTime, SearchInterrupted
@@ -102,6 +102,7 @@ def solve_objective(
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
         with progress.reading(scale, unit), accelerate.tightened(start):
             extra: dict[str, Any] = {"gap": gap} if gap else {}
+            extra["totals"] = unit_totals(model)
             if start is not None or warm:
                 extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
             result = solve(model.prob, solver, deadline.remaining(), **extra)

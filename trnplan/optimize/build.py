@@ -30,6 +30,7 @@ from trnplan.optimize.constraints import (
     define_unlocks,
     define_window,
 )
+from trnplan.optimize.highs import Total
 from trnplan.optimize.model import Model, PeriodModel, SiteModel, lin
 from trnplan.optimize.options import prepare_sites, widest_view
 from trnplan.optimize.progress import check_time
@@ -146,10 +147,42 @@ def _period(model: Model, p: Period, view: Catalog, base: list[SiteModel]) -> Pe
     named by the period's tag when the model has periods."""
     tag, label = (f"_{p.tag}", f"in {p.start} ") if model.multi else ("", "")
     sub = replace(model, catalog=view, scenario=view.scenarios[model.scenario_id], sites=[], periods=[],
-                  tag=tag, when=label, multi=False)
+                  tag=tag, when=label, multi=False, demand=[])
     sub.sites = [
         SiteModel(b.site, b.index, b.options, b.blocked, b.upper,
                   tag=f"{b.index}{p.tag}" if model.multi else "", when=label)
         for b in base
     ]
     return PeriodModel(p, sub, sub.sites)
+
+
+def unit_totals(model: Model) -> list[Total]:
+    """A model with periods: per period, the units of each kind summed over the sites (a kind: what one
+    unit adds to each of the period's demand rows), each total following the period before's of the same
+    kind when that one's units all grow into it (`highs.Total`, `highs.TOTALS_MAX_GAP`). None without
+    periods or demand rows."""
+    if not model.multi:
+        return []
+    totals: list[Total] = []
+    before: dict[tuple[float, ...], tuple[int, frozenset[tuple[int, int]]]] = {}
+    for pm in model.periods:
+        rows = pm.model.demand
+        kinds: dict[tuple[float, ...], list[tuple[tuple[int, int], str]]] = {}
+        for s_index, sm in enumerate(pm.sites):
+            for i, (v, o) in enumerate(zip(sm.n, sm.options, strict=True)):
+                key = tuple(float(getattr(o, field)) for _row, field in rows)
+                if any(key):
+                    kinds.setdefault(key, []).append(((s_index, i), v.name))
+        now: dict[tuple[float, ...], tuple[int, frozenset[tuple[int, int]]]] = {}
+        for key, members in sorted(kinds.items()):
+            if len(members) < 2:
+                continue
+            ids = frozenset(m for m, _name in members)
+            prior = before.get(key)
+            follows = prior[0] if prior is not None and prior[1] <= ids else None
+            now[key] = (len(totals), ids)
+            totals.append(Total(tuple(name for _m, name in members),
+                                tuple((row, c) for (row, _field), c in zip(rows, key, strict=True) if c),
+                                follows))
+        before = now
+    return totals

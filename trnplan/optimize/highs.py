@@ -13,6 +13,7 @@ import math
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import pulp
@@ -105,6 +106,32 @@ branching on a part (b splits x's values into residue classes) is weaker than on
 sixth round)."""
 
 
+TOTALS_MAX_GAP = 1e-6
+"""A phased model solved to a relative gap below this (a proof of gap 0) is given to HiGHS with each
+period's count of each kind of unit summed over its sites as an integer column of its own
+(`HighsModel.add_totals`): a branch on "this quarter holds at most 130 of these units, or at least 131,
+wherever they stand" decides what a branch on one site's count moves to the next site. Within a gap such
+as 1e-4 the root and the heuristics decide, and the extra columns slowed every case measured
+(bench/README.md, "Why the optimizer's thresholds are what they are")."""
+
+
+@dataclass(frozen=True)
+class Total:
+    """N = the sum of the integer columns `members`, integer itself. In each of `rows` (name, coefficient:
+    every member's there) N takes the members' place, and N >= the total at index `follows` of the same
+    list (one whose members each only grow into one of these), if any. The same problem: every plan has
+    exactly one value of each N, and the rows say the same of it."""
+
+    members: tuple[str, ...]
+    rows: tuple[tuple[str, float], ...]
+    follows: int | None = None
+
+
+def totals_pay(totals: list[Total], gap: float) -> bool:
+    """Whether to give HiGHS `totals` for a solve within the relative `gap` (TOTALS_MAX_GAP)."""
+    return bool(totals) and gap < TOTALS_MAX_GAP
+
+
 def domain_work(prob: pulp.LpProblem) -> float:
     """The steps HiGHS's root reduced-cost fixing may take per root LP on the wide integer columns:
     sum of min(u, 1024)^2 / 2 over integer x in [0, u], u >= WIDE_INTEGER."""
@@ -158,6 +185,7 @@ class HighsModel:
             self.parts
         )
         self._cap_parts(upper)
+        self.totals: list[tuple[Total, int]] = []  # `add_totals`: each total and its column
 
     def _problem_rows(self) -> None:
         """The problem's rows, in its order (a split column's terms on its parts)."""
@@ -165,6 +193,7 @@ class HighsModel:
         import numpy as np
 
         inf = highspy.kHighsInf
+        self.row = {constraint.name: i for i, constraint in enumerate(self.prob.constraints())}
         for constraint in self.prob.constraints():
             items = self._terms((var.name, coef) for var, coef in constraint.items() if coef != 0)
             lb, ub = constraint.getLb(), constraint.getUb()
@@ -240,6 +269,32 @@ class HighsModel:
             coefs = np.array([c for _, c in items], dtype=float)
             self.h.addRow(-highspy.kHighsInf, upper, len(items), idx, coefs)
 
+    def add_totals(self, totals: list[Total]) -> None:
+        """Add each total's integer column N and its rows (see `Total`), after the problem's columns and
+        rows, which keep their numbers; `read_back` reads the problem's columns alone."""
+        import highspy
+        import numpy as np
+
+        empty = np.zeros(0, np.int32)
+        for total in totals:
+            upper = float(sum(self.columns[self.col[name]].upBound for name in total.members))
+            self.h.addCols(1, np.zeros(1), np.zeros(1), np.array([upper]), 0, empty, empty, np.zeros(0))
+            column = self.h.getNumCol() - 1
+            self.h.changeColIntegrality(column, highspy.HighsVarType.kInteger)
+            parts = self._terms((name, -1.0) for name in total.members)
+            self.h.addRow(0.0, 0.0, len(parts) + 1, np.array([column] + [i for i, _ in parts], np.int32),
+                          np.array([1.0] + [c for _, c in parts], dtype=float))
+            for row_name, coef in total.rows:
+                row = self.row[row_name]
+                for i, _ in parts:
+                    self.h.changeCoeff(row, i, 0.0)
+                self.h.changeCoeff(row, column, float(coef))
+            if total.follows is not None:
+                before = self.totals[total.follows][1]
+                self.h.addRow(0.0, highspy.kHighsInf, 2, np.array([column, before], np.int32),
+                              np.array([1.0, -1.0]))
+            self.totals.append((total, column))
+
     def set_start(self, values: dict[str, float] | None) -> None:
         """Hand HiGHS a MIP start: variable name -> value (variables not named are left to HiGHS)."""
         if not values:
@@ -251,6 +306,9 @@ class HighsModel:
             if name in values:
                 whole = max(0, round(values[name]))
                 pairs += [(a, float(whole // base)), (b, float(whole % base))]
+        for total, column in self.totals:
+            if all(name in values for name in total.members):
+                pairs.append((column, float(sum(max(0, round(values[name])) for name in total.members))))
         index = np.array([i for i, _ in pairs], dtype=np.int32)
         self.h.setSolution(len(pairs), index, np.array([x for _, x in pairs], dtype=float))
 

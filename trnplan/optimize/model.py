@@ -14,7 +14,9 @@ Variables, per site s:
 Few wide integers: HiGHS's root work grows quadratically with the reduced-cost bounds it keeps per wide
 general integer column (bench/README.md), so variables whose integrality is implied are continuous:
 S[s,o] (through T[s]) and R[s] (through the integer rack positions row); the wide ones left (n, T) go to
-HiGHS split in two narrow ones where that work is large and a gap is asked (`highs.split_pays`).
+HiGHS split in two narrow ones where that work is large and a gap is asked (`highs.split_pays`). A model
+with periods solved to gap 0 gets, in HiGHS's copy alone, each period's count of each kind of unit over
+its sites as an integer column to branch on (`build.unit_totals`, `highs.TOTALS_MAX_GAP`).
 Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
 """
 
@@ -107,6 +109,7 @@ class Model:
     slacks: dict[str, Slack] = field(default_factory=dict)
     unlocks: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name -> (binary, reason)
     coupling: list[str] = field(default_factory=list)  # rows across sites: demand, supply, budgets
+    demand: list[tuple[str, str]] = field(default_factory=list)  # demand rows: (name, Option field summed)
     use_start: bool = False  # solve with a MIP start from `trnplan.optimize.accelerate.start`
     tag: str = ""  # suffix of the scenario-wide rows' names: a period's "_p1" in a model with periods
     when: str = ""  # prefix of their labels: a period's "in 2026-07 "

@@ -20,7 +20,7 @@ import pulp
 
 from trnplan.errors import InputError, SolverError
 from trnplan.optimize import highs
-from trnplan.optimize.highs import HighsModel, confirm_infeasible
+from trnplan.optimize.highs import HighsModel, Total, confirm_infeasible
 from trnplan.optimize.solution import SolveResult, SolveStatus, Termination
 
 __all__ = ["SOLVERS", "SolveResult", "SolveStatus", "Termination", "check_solver_available", "solve"]
@@ -98,6 +98,7 @@ def solve(
     start: dict[str, float] | None = None,
     bounds: list[Bound] | None = None,
     gap: float = 0.0,
+    totals: list[Total] | None = None,
 ) -> SolveResult:
     """Solve to a proven optimum (relative gap 0; `gap` > 0: to a plan proven within that relative gap of
     the optimum) unless `time_limit` stops the search first.
@@ -105,10 +106,12 @@ def solve(
     `start` (variable name -> value, HiGHS only) is a MIP start: HiGHS checks it and searches from it;
     it changes how soon the proof comes, never what is proven. `bounds` (HiGHS only) are extra rows for
     this solve alone, added to HiGHS's copy of the model (the PuLP problem is not changed): the caller
-    vouches that they keep every optimum (`trnplan.optimize.accelerate.start`'s reduced-cost rows)."""
+    vouches that they keep every optimum (`trnplan.optimize.accelerate.start`'s reduced-cost rows).
+    `totals` (HiGHS only, a proof of gap 0 only: `highs.totals_pay`) are integer columns of the same
+    problem that HiGHS may branch on (`build.unit_totals`)."""
     check_solver_available(solver)
     if solver == "highs":
-        result = _solve_highs(prob, time_limit, start, bounds or [], gap)
+        result = _solve_highs(prob, time_limit, start, bounds or [], gap, totals or [])
     else:
         result = _solve_cbc(prob, time_limit, gap)
     if result.status is SolveStatus.NO_SOLUTION and time_limit is None:
@@ -199,8 +202,9 @@ def _solve_highs(
     start: dict[str, float] | None,
     bounds: list[Bound],
     gap_target: float,
+    totals: list[Total],
 ) -> SolveResult:
-    pending = start_highs(prob, time_limit, start, gap_target, bounds)
+    pending = start_highs(prob, time_limit, start, gap_target, bounds, totals)
     highs.run(pending.model.h)
     return _finish_highs(pending)
 
@@ -223,9 +227,11 @@ def start_highs(
     start: dict[str, float] | None = None,
     gap: float = 0.0,
     bounds: list[Bound] | None = None,
+    totals: list[Total] | None = None,
 ) -> Pending:
-    """HiGHS's copy of `prob` with its bounds as they are now, trnplan's options, the `gap` asked, extra
-    rows and a MIP start, ready to run (the problem may change after this: the copy does not)."""
+    """HiGHS's copy of `prob` with its bounds as they are now, trnplan's options, the `gap` asked, unit
+    totals where they pay, extra rows and a MIP start, ready to run (the problem may change after this:
+    the copy does not)."""
     model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob, gap))
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
@@ -233,6 +239,8 @@ def start_highs(
     if gap > 0:
         model.set_options(mip_rel_gap=float(gap))
     _check_loaded(model)
+    if highs.totals_pay(totals or [], gap):
+        model.add_totals(totals or [])
     model.add_rows(bounds or [])
     model.set_start(start)
     return Pending(model, time_limit, start, gap)
