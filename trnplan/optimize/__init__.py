@@ -102,7 +102,9 @@ def solve_objective(
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
         with progress.reading(scale, unit), accelerate.tightened(start):
             extra: dict[str, Any] = {"gap": gap} if gap else {}
-            extra["totals"] = unit_totals(model)
+            totals = unit_totals(model)
+            if totals:
+                extra["totals"] = totals
             if start is not None or warm:
                 extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
             result = solve(model.prob, solver, deadline.remaining(), **extra)
