@@ -53,7 +53,7 @@ def test_each_total_sums_units_that_add_alike_and_follows_only_what_grows_into_i
     model = phased()
     totals = unit_totals(model)
     units = {v.name for pm in model.periods for sm in pm.sites for v in sm.n}
-    demand_rows = {row for pm in model.periods for row, _field in pm.model.demand}
+    demand_rows = {row for pm in model.periods for row, _field in pm.model.demand_rows}
     assert len(totals) >= len(model.periods) and any(t.follows is not None for t in totals)
     into = grows_into(model)
     for k, total in enumerate(totals):
@@ -128,9 +128,10 @@ def test_in_highs_copy_a_demand_row_holds_the_totals_in_its_members_place() -> N
     for column in range(lp.num_col_):
         for k in range(matrix.start_[column], matrix.start_[column + 1]):
             by_row.setdefault(matrix.index_[k], {})[column] = matrix.value_[k]
+    numbers = {constraint.name: i for i, constraint in enumerate(model.prob.constraints())}  # HiGHS's rows
     for total, column in hm.totals:
         for row, coef in total.rows:
-            entries = by_row[hm.row[row]]
+            entries = by_row[numbers[row]]
             assert entries.get(column) == pytest.approx(coef)
             assert all(entries.get(hm.col[name], 0.0) == 0.0 for name in total.members)
         assert column >= first_total

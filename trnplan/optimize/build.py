@@ -147,7 +147,7 @@ def _period(model: Model, p: Period, view: Catalog, base: list[SiteModel]) -> Pe
     named by the period's tag when the model has periods."""
     tag, label = (f"_{p.tag}", f"in {p.start} ") if model.multi else ("", "")
     sub = replace(model, catalog=view, scenario=view.scenarios[model.scenario_id], sites=[], periods=[],
-                  tag=tag, when=label, multi=False, demand=[])
+                  tag=tag, when=label, multi=False, demand_rows=[])
     sub.sites = [
         SiteModel(b.site, b.index, b.options, b.blocked, b.upper,
                   tag=f"{b.index}{p.tag}" if model.multi else "", when=label)
@@ -166,7 +166,7 @@ def unit_totals(model: Model) -> list[Total]:
     totals: list[Total] = []
     before: dict[tuple[float, ...], tuple[int, frozenset[tuple[int, int]]]] = {}
     for pm in model.periods:
-        rows = pm.model.demand
+        rows = pm.model.demand_rows
         kinds: dict[tuple[float, ...], list[tuple[tuple[int, int], str]]] = {}
         for s_index, sm in enumerate(pm.sites):
             for i, (v, o) in enumerate(zip(sm.n, sm.options, strict=True)):

@@ -270,7 +270,7 @@ def define_demand(prob: pulp.LpProblem, model: Model) -> None:
             expr = expr + short
         prob += expr >= need, name("demand", key, suffix=model.tag)
         model.coupling.append(name("demand", key, suffix=model.tag))
-        model.demand.append((name("demand", key, suffix=model.tag), key))
+        model.demand_rows.append((name("demand", key, suffix=model.tag), key))
     for key, pairs in pairs_by.items():  # demand.at_most: the most a plan may hold (an extension)
         cap = demand.cap(key) if key != "effective_fp8_pflops" else None
         if cap is not None:

@@ -193,7 +193,6 @@ class HighsModel:
         import numpy as np
 
         inf = highspy.kHighsInf
-        self.row = {constraint.name: i for i, constraint in enumerate(self.prob.constraints())}
         for constraint in self.prob.constraints():
             items = self._terms((var.name, coef) for var, coef in constraint.items() if coef != 0)
             lb, ub = constraint.getLb(), constraint.getUb()
@@ -276,6 +275,7 @@ class HighsModel:
         import numpy as np
 
         empty = np.zeros(0, np.int32)
+        rows = {constraint.name: i for i, constraint in enumerate(self.prob.constraints())}  # HiGHS's order
         for total in totals:
             upper = float(sum(self.columns[self.col[name]].upBound for name in total.members))
             self.h.addCols(1, np.zeros(1), np.zeros(1), np.array([upper]), 0, empty, empty, np.zeros(0))
@@ -285,7 +285,7 @@ class HighsModel:
             self.h.addRow(0.0, 0.0, len(parts) + 1, np.array([column] + [i for i, _ in parts], np.int32),
                           np.array([1.0] + [c for _, c in parts], dtype=float))
             for row_name, coef in total.rows:
-                row = self.row[row_name]
+                row = rows[row_name]
                 for i, _ in parts:
                     self.h.changeCoeff(row, i, 0.0)
                 self.h.changeCoeff(row, column, float(coef))

@@ -109,7 +109,7 @@ class Model:
     slacks: dict[str, Slack] = field(default_factory=dict)
     unlocks: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name -> (binary, reason)
     coupling: list[str] = field(default_factory=list)  # rows across sites: demand, supply, budgets
-    demand: list[tuple[str, str]] = field(default_factory=list)  # demand rows: (name, Option field summed)
+    demand_rows: list[tuple[str, str]] = field(default_factory=list)  # (row name, Option field summed)
     use_start: bool = False  # solve with a MIP start from `trnplan.optimize.accelerate.start`
     tag: str = ""  # suffix of the scenario-wide rows' names: a period's "_p1" in a model with periods
     when: str = ""  # prefix of their labels: a period's "in 2026-07 "
