@@ -3,6 +3,7 @@
     python bench/phased_probe.py                          # 10 sites x 8 quarters, seed 0; ~10 min
     python bench/phased_probe.py --case 10x4 --limit 60   # a quick look
     python bench/phased_probe.py --option mip_pscost_minreliable=16 --option "mip_allow_restart=false"
+    python bench/phased_probe.py --case 50x8 --gap 0.0001 --limit 150 --relaxed-start
 
 Builds the phased model of a generated portfolio (`trnplan.testkit.portfolio.phased_portfolio_specs`) as
 `trnplan optimize` does at 10 sites (per-period capacity cuts, no MIP start), and solves it and its
@@ -21,8 +22,12 @@ seed 0, gap 0, RENS off):
                   frac(a_j/d)): valid for every plan, so the same optimum, a tighter LP if HiGHS lacks them
 With `--option K=V[;K=V...]` (repeatable) it solves *full* and then, instead of the variants above, full
 again with each set of HiGHS options on top of trnplan's (one HiGHS option at a time is how they are
-measured). Reports seconds, status, objective and dual bound (M USD), nodes, and the root LP. Timings
-are printed, never asserted in tests.
+measured). With `--relaxed-start` it solves *full*, then builds a plan the other way round: *counts
+relaxed* solved (to `--gap`), every binary fixed at its plan and the counts solved whole (*its binaries
+fixed*), and *full* again with that plan as HiGHS's start (*full, started*): whether a better first plan
+is what a proof within the gap waits for. `--gap` (default 0) is the relative gap of every solve.
+Reports seconds, status, objective and dual bound (M USD), nodes, and the root LP. Timings are printed,
+never asserted in tests.
 """
 
 from __future__ import annotations
@@ -59,9 +64,11 @@ def build_highs(data: dict[str, Any]) -> Any:
     return h
 
 
-def _solve(h: Any, limit: float) -> dict[str, Any]:
+def _solve(h: Any, limit: float, gap: float = 0.0, start: list[float] | None = None) -> dict[str, Any]:
+    if start is not None:
+        h.setSolution(highs_solution(start))
     for key, value in (
-        ("mip_rel_gap", 0.0),
+        ("mip_rel_gap", gap),
         ("mip_abs_gap", 1e-9),
         ("threads", 1),
         ("random_seed", 0),
@@ -80,6 +87,15 @@ def _solve(h: Any, limit: float) -> dict[str, Any]:
         "nodes": info.mip_node_count,
         "values": list(h.getSolution().col_value),
     }
+
+
+def highs_solution(values: list[float]) -> Any:
+    import highspy
+
+    solution = highspy.HighsSolution()  # type: ignore[no-untyped-call]
+    solution.col_value = list(values)
+    solution.value_valid = True
+    return solution
 
 
 def copy_of(h: Any) -> Any:
@@ -224,6 +240,8 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=float, default=200.0, help="seconds per solve")
     p.add_argument("--option", action="append", default=[], help="K=V[;K=V]: full with these HiGHS options")
+    p.add_argument("--gap", type=float, default=0.0, help="relative gap of every solve (default 0)")
+    p.add_argument("--relaxed-start", action="store_true", help="full, then full started from counts relaxed")
     args = p.parse_args()
     option_sets = [parse_options(text) for text in args.option]
     sites, quarters = (int(x) for x in args.case.split("x"))
@@ -236,31 +254,42 @@ def main() -> None:
     print(f"{args.case} seed {args.seed}: {sizes}")
     integers = f"{len(counts)} general integers ({len(switch_counts)} switch counts)"
     print(f"{integers}; LP relaxation {_root_lp(h):.4f} M USD")
-    head = f"{'variant':<15} {'status':<18} {'seconds':>8} {'objective':>12} {'bound':>12} {'nodes':>7}"
+    head = f"{'variant':<18} {'status':<18} {'seconds':>8} {'objective':>12} {'bound':>12} {'nodes':>7}"
     print(head)
     print("-" * len(head))
 
     def show(name: str, row: dict[str, Any]) -> None:
         print(
-            f"{name:<15} {row['status'][:18]:<18} {row['seconds']:8.1f} {row['objective']:12.4f} "
+            f"{name:<18} {row['status'][:18]:<18} {row['seconds']:8.1f} {row['objective']:12.4f} "
             f"{row['bound']:12.4f} {row['nodes']:7d}",
             flush=True,
         )
 
+    if args.relaxed_start:
+        relaxed, fixed, started = variants[:3]  # before h is solved
+        show("full", _solve(h, args.limit, args.gap))
+        relax(relaxed, counts)
+        first = _solve(relaxed, args.limit, args.gap)
+        show("counts relaxed", first)
+        fix_binaries(fixed, binaries, first["values"])
+        plan = _solve(fixed, args.limit, args.gap)
+        show("its binaries fixed", plan)
+        show("full, started", _solve(started, args.limit, args.gap, start=plan["values"]))
+        return
     if option_sets:
         tried = [with_options(h, options) for options in option_sets]  # before h is solved
-        show("full", _solve(h, args.limit))
+        show("full", _solve(h, args.limit, args.gap))
         for number, copy in enumerate(tried, 1):
-            show(f"options {number}", _solve(copy, args.limit))
+            show(f"options {number}", _solve(copy, args.limit, args.gap))
         for number, options in enumerate(option_sets, 1):
             print(f"options {number}: " + "; ".join(f"{k}={v}" for k, v in options))
         return
-    full = _solve(h, args.limit)
+    full = _solve(h, args.limit, args.gap)
     show("full", full)
     for name, columns in (("counts relaxed", counts), ("T relaxed", switch_counts)):
         relaxed = variants.pop()
         relax(relaxed, columns)
-        show(name, _solve(relaxed, args.limit))
+        show(name, _solve(relaxed, args.limit, args.gap))
     for name, columns in (
         ("binaries fixed", binaries),
         ("tiers fixed", named(h, binaries, "y_")),
@@ -268,10 +297,10 @@ def main() -> None:
     ):
         fixed = variants.pop()
         fix_binaries(fixed, columns, full["values"])
-        show(name, _solve(fixed, args.limit))
+        show(name, _solve(fixed, args.limit, args.gap))
     mir = variants.pop()
     added = add_mir_rows(mir)
-    show(f"mir (+{added})", _solve(mir, args.limit))
+    show(f"mir (+{added})", _solve(mir, args.limit, args.gap))
 
 
 if __name__ == "__main__":

@@ -15,8 +15,10 @@ from trnplan.costs import Deployment
 from trnplan.errors import InfeasibleError, SolverError, UsageError, did_you_mean
 from trnplan.optimize import (
     accelerate,  # the module: its `accelerate` is the one call
+    highs,
     progress,
 )
+from trnplan.optimize.accelerate import relaxed
 from trnplan.optimize.alternatives import ALTERNATIVE_GAP, Ahead, begin_ahead, find_alternatives, ranked
 from trnplan.optimize.build import build_model, unit_totals
 from trnplan.optimize.explain import explain_infeasible
@@ -100,6 +102,10 @@ def solve_objective(
             return out_of_time(solver), None, 1
         start = fast.start
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
+        if start is None and not warm and relaxed.pays(model, solver, gap):
+            warm = relaxed.first_plan(model, deadline, gap)
+            if progress.interrupted() or deadline.expired:
+                return _stopped(model, warm, solver), (extract(model) if warm else None), 1
         with progress.reading(scale, unit), accelerate.tightened(start):
             extra: dict[str, Any] = {"gap": gap} if gap else {}
             totals = unit_totals(model)
@@ -110,6 +116,18 @@ def solve_objective(
             result = solve(model.prob, solver, deadline.remaining(), **extra)
         return result, (extract(model) if result.status.has_solution else None), 1
     return _dinkelbach(model, solver, deadline, start_ratio)
+
+
+def _stopped(model: Model, plan: dict[str, float] | None, solver: str) -> SolveResult:
+    """Ctrl-C or the deadline ended the first plan's MILPs (`accelerate.relaxed`): that plan, unproven, on
+    the model's variables, or none."""
+    termination = Termination.INTERRUPT if progress.interrupted() else Termination.TIME_LIMIT
+    if plan is None:
+        return replace(out_of_time(solver), termination=termination)
+    for v in model.prob.variables():
+        v.varValue = plan[v.name]
+    return SolveResult(SolveStatus.FEASIBLE, "HiGHS", highs.version(), None, value_of(model.prob.objective),
+                       termination)
 
 
 def out_of_time(solver: str) -> SolveResult:

@@ -1,0 +1,149 @@
+"""The first plan of a large phased model solved within a gap (`optimize.accelerate.relaxed`): the counts
+relaxed, then the fabric fixed at that plan and the counts whole again.
+
+It is a plan of the model (every row, bound and integrality holds), and the solve that starts from it
+proves the gap asked against the optimum found without it; it is made only where it pays (phased, HiGHS,
+a gap asked, enough site-periods); Ctrl-C or the deadline during it end the solve with that plan, unproven.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulp
+import pytest
+
+from trnplan.optimize import build_model, progress, set_objective, solve_objective
+from trnplan.optimize.accelerate import relaxed
+from trnplan.optimize.model import Model
+from trnplan.optimize.progress import Deadline
+from trnplan.optimize.solution import SolveStatus, Termination
+from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs, portfolio_specs
+
+
+def phased(sites: int = 5, periods: int = 3, seed: int = 0) -> Model:
+    catalog = load_portfolio(phased_portfolio_specs(sites, periods, seed))
+    (scenario_id,) = catalog.scenarios
+    model = build_model(catalog, scenario_id, start=False)
+    set_objective(model, model.scenario.objective)
+    return model
+
+
+def violations(prob: pulp.LpProblem, values: dict[str, float], tol: float = 1e-6) -> list[str]:
+    """What `values` break in `prob`: rows, bounds, integrality (relative to each row's size)."""
+    out = []
+    for v in prob.variables():
+        x = values[v.name]
+        if v.lowBound is not None and x < v.lowBound - tol or v.upBound is not None and x > v.upBound + tol:
+            out.append(f"bound {v.name}={x}")
+        if v.cat == pulp.LpInteger and abs(x - round(x)) > tol:
+            out.append(f"integrality {v.name}={x}")
+    for c in prob.constraints():
+        lhs = sum(coef * values[v.name] for v, coef in c.items()) + c.constant
+        scale = tol * max(1.0, abs(c.constant))
+        broken = {pulp.LpConstraintLE: lhs > scale, pulp.LpConstraintGE: lhs < -scale,
+                  pulp.LpConstraintEQ: abs(lhs) > scale}[c.sense]
+        if broken:
+            out.append(f"row {c.name}: {lhs}")
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_first_plan_is_a_plan_of_the_model(seed: int) -> None:
+    model = phased(seed=seed)
+    plan = relaxed.first_plan(model, Deadline(None), 1e-4)
+    assert plan is not None
+    assert set(plan) == {v.name for v in model.prob.variables()}
+    assert violations(model.prob, plan) == []
+    # a break it must catch: one unit count off its value breaks a row or its integrality
+    n = model.periods[-1].sites[0].n[0].name
+    broken = {**plan, n: plan[n] + 0.5}
+    assert violations(model.prob, broken)
+
+
+def solved(model: Model, gap: float) -> Any:
+    result, decisions, _ = solve_objective(model, "highs", None, gap=gap)
+    assert result.status.has_solution and decisions is not None
+    return result
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_solve_from_the_first_plan_proves_the_gap_against_the_optimum(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    optimum = solved(phased(seed=seed), 0.0)
+    assert optimum.status is SolveStatus.OPTIMAL
+    made: list[dict[str, float] | None] = []
+    first_plan = relaxed.first_plan
+
+    def noted(model: Model, deadline: Deadline, gap: float) -> dict[str, float] | None:
+        made.append(first_plan(model, deadline, gap))
+        return made[-1]
+
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    monkeypatch.setattr(relaxed, "first_plan", noted)
+    gap = 1e-3
+    result = solved(phased(seed=seed), gap)
+    assert len(made) == 1 and made[0] is not None  # it was made, and the search started from it
+    assert result.mip_gap is not None and result.mip_gap <= gap
+    assert optimum.objective <= result.objective <= optimum.objective + gap * abs(result.objective) + 1e-6
+    # at gap 0 it is not made, and the optimum is the same
+    assert solved(phased(seed=seed), 0.0).objective == pytest.approx(optimum.objective, abs=1e-6)
+    assert len(made) == 1
+
+
+def test_it_is_made_only_where_it_pays(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = phased(4, 3)  # 12 site-periods
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 12)
+    assert relaxed.pays(model, "highs", 1e-4)
+    assert not relaxed.pays(model, "highs", 0.0)
+    assert not relaxed.pays(model, "cbc", 1e-4)
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 13)
+    assert not relaxed.pays(model, "highs", 1e-4)
+    catalog = load_portfolio(portfolio_specs(12))
+    (scenario_id,) = catalog.scenarios
+    single = build_model(catalog, scenario_id, start=False)
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    assert not relaxed.pays(single, "highs", 1e-4)  # one period: not a phased model
+
+
+def test_the_deadline_during_it_ends_the_solve_with_its_plan_unproven(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = phased()
+    expected = relaxed.first_plan(phased(), Deadline(None), 1e-4)
+    assert expected is not None
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    now = [0.0]
+    deadline = Deadline(3600.0, clock=lambda: now[0])
+
+    def spent(model: Model, deadline_: Deadline, gap: float) -> dict[str, float] | None:
+        now[0] = 3601.0  # the time ran out meanwhile
+        return expected
+
+    monkeypatch.setattr(relaxed, "first_plan", spent)
+    result, decisions, _ = solve_objective(model, "highs", deadline, gap=1e-4)
+    assert result.status is SolveStatus.FEASIBLE and result.termination is Termination.TIME_LIMIT
+    assert result.mip_gap is None and decisions is not None
+    assert result.objective == pytest.approx(pulp.value(model.prob.objective))
+    assert all(v.varValue == expected[v.name] for v in model.prob.variables())
+
+
+def test_ctrl_c_during_it_keeps_its_plan_or_says_there_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    for plan_found in (True, False):
+        model = phased()
+        expected = relaxed.first_plan(phased(), Deadline(None), 1e-4) if plan_found else None
+
+        def stopped(model: Model, deadline: Deadline, gap: float, expected: Any = expected) -> Any:
+            session = progress.current()
+            assert session is not None
+            session.interrupted = True
+            return expected
+
+        monkeypatch.setattr(relaxed, "first_plan", stopped)
+        with progress.watch(keep_best_on_interrupt=True):
+            result, decisions, _ = solve_objective(model, "highs", None, gap=1e-4)
+        assert result.termination is Termination.INTERRUPT
+        assert (decisions is not None) is plan_found
+        assert result.status is (SolveStatus.FEASIBLE if plan_found else SolveStatus.NO_SOLUTION)

@@ -1,0 +1,103 @@
+"""A first plan for a large phased model solved within a gap: the counts relaxed, then the fabric fixed.
+
+Two MILPs on a HiGHS copy of the model, before its own search, each within the gap asked: (1) every
+general integer (unit and switch counts) continuous, the binaries (fabric tiers, scale-out type, cooling)
+kept; (2) every binary fixed at (1)'s plan, the counts whole again.
+(2)'s plan is a plan of the model (HiGHS checks it again as the search's MIP start); the search still
+proves its own gap, so nothing proven changes. Why: on a large phased portfolio the search's own plans
+stay further above the optimum than the gap asked, where this plan is close enough for the root to fix
+what a proof within the gap needs in a few nodes (bench/README.md, issue 35, eighth round).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulp
+
+from trnplan.optimize import highs, progress
+from trnplan.optimize.model import Model
+from trnplan.optimize.progress import Deadline
+
+FIRST_PLAN_MIN_SITE_PERIODS = 300
+"""The first plan is made for phased models of at least this many site-periods (sites x periods): 50 x 8
+and 25 x 16 (400) gain, 25 x 8 (200) does not, its search from the plan being slower than without
+(bench/README.md, "Why the optimizer's thresholds are what they are")."""
+
+FIRST_PLAN_MIN_GAP = 1e-6
+"""...and only within a relative gap of at least this: a proof of gap 0 is a tree search that finds the
+optimum itself long before it ends."""
+
+SHARE = 0.25
+"""Each of the two MILPs has at most this share of the time left (with a time limit)."""
+
+
+def pays(model: Model, solver: str, gap: float) -> bool:
+    """Whether `first_plan` is made before the search of `model` within `gap`."""
+    if solver != "highs" or not model.multi or model.elastic or gap < FIRST_PLAN_MIN_GAP:
+        return False
+    return len(model.sites) * len(model.periods) >= FIRST_PLAN_MIN_SITE_PERIODS
+
+
+def first_plan(model: Model, deadline: Deadline, gap: float) -> dict[str, float] | None:
+    """A plan of `model` (variable name -> value) from the two MILPs above, or None (neither found one in
+    its time, or Ctrl-C stopped them in a session that keeps the best plan: `progress.interrupted()`)."""
+    import highspy
+    import numpy as np
+
+    hm = highs.HighsModel(model.prob, seed=highs.HIGHS_SEED)
+    if not hm.loaded:
+        return None
+    h = hm.h
+    counts, binaries = _integers(hm.columns)
+    if not counts or not binaries:
+        return None
+    h.setOptionValue("mip_heuristic_run_rens", False)  # as every trnplan solve (`solve.HIGHS_OPTIONS`)
+    h.setOptionValue("mip_abs_gap", 1e-9)
+    kinds = highspy.HighsVarType
+    _integrality(h, counts, kinds.kContinuous)
+    relaxed = _run(h, deadline, gap, "a first plan: counts relaxed")
+    if relaxed is None:
+        return None
+    h.clearSolver()  # else HiGHS takes (1)'s plan, fractional counts and all, as (2)'s start to repair
+    fixed = np.array([round(relaxed[j]) for j in binaries], dtype=float)
+    h.changeColsBounds(len(binaries), np.array(binaries, np.int32), fixed, fixed)
+    _integrality(h, counts, kinds.kInteger)
+    values = _run(h, deadline, gap, "a first plan: its fabric fixed")
+    if values is None:
+        return None
+    return {v.name: float(x) for v, x in zip(hm.columns, values, strict=False)}
+
+
+def _integers(columns: list[pulp.LpVariable]) -> tuple[list[int], list[int]]:
+    """The integer columns: counts (more than two values) and binaries (0 or 1)."""
+    counts: list[int] = []
+    binaries: list[int] = []
+    for j, v in enumerate(columns):
+        if v.cat != pulp.LpInteger:
+            continue
+        if v.lowBound == 0 and v.upBound is not None and v.upBound <= 1:
+            binaries.append(j)
+        else:
+            counts.append(j)
+    return counts, binaries
+
+
+def _integrality(h: Any, columns: list[int], kind: Any) -> None:
+    import numpy as np
+
+    h.changeColsIntegrality(len(columns), np.array(columns, np.int32), np.array([kind] * len(columns)))
+
+
+def _run(h: Any, deadline: Deadline, gap: float, label: str) -> list[float] | None:
+    """Run `h` within `gap` and its share of the time left; its plan's values, or None."""
+    left = deadline.remaining()
+    if left is not None and left <= 0:
+        return None
+    highs.set_time_left(h, None if left is None else left * SHARE)
+    h.setOptionValue("mip_rel_gap", float(gap))
+    with progress.stage(label):
+        highs.run(h)
+    if progress.interrupted() or h.getInfo().primal_solution_status != 2:
+        return None
+    return list(h.getSolution().col_value)
