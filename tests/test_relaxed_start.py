@@ -147,3 +147,15 @@ def test_ctrl_c_during_it_keeps_its_plan_or_says_there_is_none(monkeypatch: pyte
         assert result.termination is Termination.INTERRUPT
         assert (decisions is not None) is plan_found
         assert result.status is (SolveStatus.FEASIBLE if plan_found else SolveStatus.NO_SOLUTION)
+
+
+def test_the_progress_line_names_both_milps_under_the_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    seen: list[progress.Progress] = []
+    with progress.watch(seen.append), progress.stage("solving phased-5-3"):
+        solve_objective(phased(), "highs", None, gap=1e-4)
+    stages = {p.stage for p in seen}
+    assert {"solving phased-5-3, a first plan: counts relaxed",
+            "solving phased-5-3, a first plan: its fabric fixed"} <= stages
+    # the relaxed MILP's figures are not a plan's: none is shown as one
+    assert all(p.incumbent is None or p.unit == "" for p in seen if "first plan" in p.stage)

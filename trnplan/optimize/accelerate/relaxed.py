@@ -96,7 +96,10 @@ def _run(h: Any, deadline: Deadline, gap: float, label: str) -> list[float] | No
         return None
     highs.set_time_left(h, None if left is None else left * SHARE)
     h.setOptionValue("mip_rel_gap", float(gap))
-    with progress.stage(label):
+    session = progress.current()
+    with progress.reading(1.0, "", label):  # the stage's name stays; no figures: (1)'s are not a plan's
+        if session is not None:
+            session.report(None, None, None)  # say what starts now, however soon it ends
         highs.run(h)
     if progress.interrupted() or h.getInfo().primal_solution_status != 2:
         return None
