@@ -40,8 +40,9 @@ def pays(model: Model, solver: str, gap: float) -> bool:
 
 
 def first_plan(model: Model, deadline: Deadline, gap: float) -> dict[str, float] | None:
-    """A plan of `model` (variable name -> value) from the two MILPs above, or None (neither found one in
-    its time, or Ctrl-C stopped them in a session that keeps the best plan: `progress.interrupted()`)."""
+    """A plan of `model` (variable name -> value) from the two MILPs above, or None (one of them found no
+    plan in its time, or Ctrl-C stopped them in a session that keeps the best plan: `progress.interrupted()`
+    then says so)."""
     import highspy
     import numpy as np
 
