@@ -18,6 +18,7 @@ import pulp
 from trnplan.optimize import highs, progress
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
+from trnplan.optimize.solve import HIGHS_OPTIONS
 
 FIRST_PLAN_MIN_SITE_PERIODS = 300
 """The first plan is made for phased models of at least this many site-periods (sites x periods): 50 x 8
@@ -53,8 +54,7 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> dict[str, float]
     counts, binaries = _integers(hm.columns)
     if not counts or not binaries:
         return None
-    h.setOptionValue("mip_heuristic_run_rens", False)  # as every trnplan solve (`solve.HIGHS_OPTIONS`)
-    h.setOptionValue("mip_abs_gap", 1e-9)
+    hm.set_options(**HIGHS_OPTIONS)  # as every trnplan solve; `_run` sets the gap
     kinds = highspy.HighsVarType
     _integrality(h, counts, kinds.kContinuous)
     relaxed = _run(h, deadline, gap, "a first plan: counts relaxed")
