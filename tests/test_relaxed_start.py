@@ -13,11 +13,13 @@ from typing import Any
 import pulp
 import pytest
 
-from trnplan.optimize import build_model, progress, set_objective, solve_objective
+from trnplan.optimize import build_model, highs, progress, set_objective, solve_objective
 from trnplan.optimize.accelerate import relaxed
+from trnplan.optimize.build import unit_totals
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solution import SolveStatus, Termination
+from trnplan.optimize.solve import finish, start_highs
 from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs, portfolio_specs
 
 
@@ -159,3 +161,79 @@ def test_the_progress_line_names_both_milps_under_the_solve(monkeypatch: pytest.
             "solving phased-5-3, a first plan: its fabric fixed"} <= stages
     # the relaxed MILP's figures are not a plan's: none is shown as one
     assert all(p.incumbent is None or p.unit == "" for p in seen if "first plan" in p.stage)
+
+
+def highs_no_limit() -> int:
+    return int(highs.new_highs().getOptionValue("mip_max_nodes")[1])
+
+
+def alone(model: Model, plan: dict[str, float], gap: float, options: dict[str, Any] | None) -> Any:
+    """One of `relaxed.search`'s two searches run by itself: its result and its plan's values."""
+    pending = start_highs(model.prob, None, plan, gap, totals=unit_totals(model), options=options)
+    highs.run(pending.model.h)
+    result = finish(pending)
+    return result, {v.name: v.varValue for v in model.prob.variables()}
+
+
+@pytest.mark.parametrize("cores", [2, 1])
+@pytest.mark.parametrize("lean_nodes", [relaxed.LEAN_NODES, 0])
+def test_the_search_from_it_answers_as_the_lean_search_alone_or_as_the_full_one_alone(
+    lean_nodes: int, cores: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(highs, "TOGETHER_THREADS", cores)  # one core: one search after the other
+    gap = 1e-3
+    model = phased(seed=1)
+    plan = relaxed.first_plan(model, Deadline(None), gap)
+    assert plan is not None
+    options = {**relaxed.LEAN_SEARCH, "mip_max_nodes": lean_nodes}
+    monkeypatch.setattr(relaxed, "LEAN_SEARCH", options)
+    lean, lean_plan = alone(model, plan, gap, options)
+    full, full_plan = alone(model, plan, gap, None)
+    assert full.mip_gap is not None and full.mip_gap <= gap
+    # with 0 nodes the lean search stops before its root: not proven, and so not the answer
+    assert (lean.mip_gap is not None and lean.mip_gap <= gap) is (lean_nodes > 0)
+    finished: list[int] = []  # the node limit of the search whose answer is taken
+
+    def noted(pending: Any) -> Any:
+        finished.append(pending.model.h.getOptionValue("mip_max_nodes")[1])
+        return finish(pending)
+
+    monkeypatch.setattr(relaxed, "finish", noted)
+    result = relaxed.search(model, Deadline(None), plan, gap)
+    assert finished == [lean_nodes if lean_nodes else highs_no_limit()]
+    expected, expected_plan = (lean, lean_plan) if lean_nodes else (full, full_plan)
+    assert result.mip_gap is not None and result.mip_gap <= gap
+    assert result.objective == expected.objective
+    assert {v.name: v.varValue for v in model.prob.variables()} == expected_plan
+    assert violations(model.prob, expected_plan) == []
+
+
+def test_ctrl_c_during_the_search_from_it_keeps_the_full_searchs_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    gap = 1e-3
+    model = phased(seed=1)
+    plan = relaxed.first_plan(model, Deadline(None), gap)
+    assert plan is not None
+    wait = highs.Background.wait
+
+    def ctrl_c(self: highs.Background, jobs: list[tuple[Any, Any]]) -> None:
+        self.stop()  # as Ctrl-C in `wait` does, before either search ends
+        wait(self, jobs)
+        session = progress.current()
+        assert session is not None
+        session.interrupted = True
+
+    monkeypatch.setattr(highs.Background, "wait", ctrl_c)
+    finished: list[int] = []
+
+    def noted(pending: Any) -> Any:
+        finished.append(pending.model.h.getOptionValue("mip_max_nodes")[1])
+        return finish(pending)
+
+    monkeypatch.setattr(relaxed, "finish", noted)
+    with progress.watch(keep_best_on_interrupt=True):
+        result = relaxed.search(model, Deadline(None), plan, gap)
+    assert finished == [highs_no_limit()]  # HiGHS's own search, never the lean one stopped unproven
+    assert result.status is SolveStatus.FEASIBLE and result.termination is Termination.INTERRUPT
+    assert violations(model.prob, {v.name: v.varValue for v in model.prob.variables()}) == []

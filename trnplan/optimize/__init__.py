@@ -102,18 +102,22 @@ def solve_objective(
             return out_of_time(solver), None, 1
         start = fast.start
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
+        first = None
         if start is None and not warm and relaxed.pays(model, solver, gap):
-            warm = relaxed.first_plan(model, deadline, gap)
+            first = relaxed.first_plan(model, deadline, gap)
             if progress.interrupted() or deadline.expired:
-                return _stopped(model, warm, solver), (extract(model) if warm else None), 1
+                return _stopped(model, first, solver), (extract(model) if first else None), 1
         with progress.reading(scale, unit), accelerate.tightened(start):
-            extra: dict[str, Any] = {"gap": gap} if gap else {}
-            totals = unit_totals(model)
-            if totals:
-                extra["totals"] = totals
-            if start is not None or warm:
-                extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
-            result = solve(model.prob, solver, deadline.remaining(), **extra)
+            if first is not None:
+                result = relaxed.search(model, deadline, first, gap)
+            else:
+                extra: dict[str, Any] = {"gap": gap} if gap else {}
+                totals = unit_totals(model)
+                if totals:
+                    extra["totals"] = totals
+                if start is not None or warm:
+                    extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
+                result = solve(model.prob, solver, deadline.remaining(), **extra)
         return result, (extract(model) if result.status.has_solution else None), 1
     return _dinkelbach(model, solver, deadline, start_ratio)
 

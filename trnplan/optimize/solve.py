@@ -228,16 +228,18 @@ def start_highs(
     gap: float = 0.0,
     bounds: list[Bound] | None = None,
     totals: list[Total] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Pending:
     """HiGHS's copy of `prob` with its bounds as they are now, trnplan's options, the `gap` asked, unit
-    totals where they pay, extra rows and a MIP start, ready to run (the problem may change after this:
-    the copy does not)."""
+    totals where they pay, extra rows, a MIP start and `options` over trnplan's, ready to run (the problem
+    may change after this: the copy does not)."""
     model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob, gap))
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
     model.set_options(**HIGHS_OPTIONS)
     if gap > 0:
         model.set_options(mip_rel_gap=float(gap))
+    model.set_options(**(options or {}))
     _check_loaded(model)
     if highs.totals_pay(totals or [], gap):
         model.add_totals(totals or [])
