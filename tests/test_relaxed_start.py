@@ -237,3 +237,26 @@ def test_ctrl_c_during_the_search_from_it_keeps_the_full_searchs_plan(
     assert finished == [highs_no_limit()]  # HiGHS's own search, never the lean one stopped unproven
     assert result.status is SolveStatus.FEASIBLE and result.termination is Termination.INTERRUPT
     assert violations(model.prob, {v.name: v.varValue for v in model.prob.variables()}) == []
+
+
+def test_on_one_core_the_second_search_has_what_the_first_left_of_the_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(highs, "TOGETHER_THREADS", 1)
+    monkeypatch.setattr(relaxed, "LEAN_SEARCH", {**relaxed.LEAN_SEARCH, "mip_max_nodes": 0})  # not proven
+    model = phased(seed=1)
+    plan = relaxed.first_plan(model, Deadline(None), 1e-3)
+    assert plan is not None
+    now = [0.0]
+    limits: list[float] = []
+    run = highs.run
+
+    def timed(h: Any) -> None:
+        limits.append(h.getOptionValue("time_limit")[1])
+        run(h)
+        now[0] += 1000.0  # each search took 1,000 s of the hour
+
+    monkeypatch.setattr(highs, "run", timed)
+    result = relaxed.search(model, Deadline(3600.0, clock=lambda: now[0]), plan, 1e-3)
+    assert limits == [pytest.approx(3600.0), pytest.approx(2600.0)]
+    assert result.mip_gap is not None and result.mip_gap <= 1e-3

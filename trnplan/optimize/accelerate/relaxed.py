@@ -99,6 +99,7 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
         highs.run(lean.model.h)
         if progress.interrupted() or _proven(lean):
             return finish(lean)
+        highs.keep_within(full.model.h, deadline)  # what the lean one left of the time
         highs.run(full.model.h)
         return finish(full)
     with highs.Background(2) as background:
