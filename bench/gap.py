@@ -44,15 +44,17 @@ TARGETS: dict[tuple[str, float], float] = {
 """(case, gap): seconds, issue 35's targets."""
 
 
-def worker(case: str, gap: float, limit: float) -> dict[str, Any]:
-    """One solve in this process (the tree on sys.path): seconds, status, gap reached, objective."""
+def worker(case: str, gap: float, limit: float, seed: int = 0) -> dict[str, Any]:
+    """One solve in this process (the tree on sys.path): seconds, status, gap reached, objective; `seed` is
+    the generated portfolio's."""
     import inspect
 
     from trnplan.optimize import build_model, progress, solve_objective
     from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs, portfolio_specs
 
     sites, quarters = (int(x) for x in case.split("x"))
-    data = portfolio_specs(sites, seed=0) if quarters == 1 else phased_portfolio_specs(sites, quarters, 0)
+    phased = quarters > 1
+    data = phased_portfolio_specs(sites, quarters, seed) if phased else portfolio_specs(sites, seed=seed)
     catalog = load_portfolio(data)
     (scenario_id,) = catalog.scenarios
     kwargs: dict[str, Any] = {}
@@ -123,7 +125,8 @@ def verdict(case: str, gap: float, row: dict[str, Any]) -> str:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         case, gap, limit = sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-        print(json.dumps(worker(case, gap, limit)))
+        seed = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+        print(json.dumps(worker(case, gap, limit, seed)))
         return
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="life,10x8,25x8,50x8,25x16,50x1,200x1")

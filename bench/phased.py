@@ -83,12 +83,13 @@ def _agreement(model: str, runs: list[dict[str, Any]]) -> str:
     return f"  {model}: **the seeds' optima differ**: {', '.join(f'{v:.4f}' for v in proven)}"
 
 
-def in_tree(tree: Path, case: str, gap: float, limit: float) -> dict[str, Any]:
-    """The *today* model of `case` solved to `gap` by the trnplan of `tree`, in a fresh process
-    (bench/gap.py's worker: the tree's own build and search, one deadline of `limit` seconds)."""
+def in_tree(tree: Path, case: str, gap: float, limit: float, seed: int) -> dict[str, Any]:
+    """The *today* model of `case` (the portfolio of `seed`) solved to `gap` by the trnplan of `tree`, in a
+    fresh process (bench/gap.py's worker: the tree's own build and search, one deadline of `limit` s)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("gap.py")), "--worker", case, str(gap), str(limit)],
+        [sys.executable, str(Path(__file__).with_name("gap.py")), "--worker", case, str(gap), str(limit),
+         str(seed)],
         capture_output=True, text=True, env=env,
     )
     if proc.returncode != 0:
@@ -139,7 +140,7 @@ def main() -> None:
                 label = name if highs_seed <= 0 else f"{name}@{highs_seed}"
                 if highs_seed < 0:
                     tree = Path(__file__).resolve().parents[1] if name == "today" else args.base.resolve()
-                    rows[label] = row = in_tree(tree, case, aim, args.limit)
+                    rows[label] = row = in_tree(tree, case, aim, args.limit, seed)
                 else:
                     highs_module.HIGHS_SEED = highs_seed
                     case_data = single_of(data) if name == "single" else data

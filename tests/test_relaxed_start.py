@@ -50,11 +50,23 @@ def violations(prob: pulp.LpProblem, values: dict[str, float], tol: float = 1e-6
     return out
 
 
+@pytest.mark.parametrize("split", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_first_plan_is_a_plan_of_the_model(seed: int) -> None:
+def test_the_first_plan_is_a_plan_of_the_model(
+    seed: int, split: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if split:  # the second MILP on a copy with every count of 2 values or more split, as large models' are
+        monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0)
+        monkeypatch.setattr(highs, "WIDE_INTEGER", 2)
     model = phased(seed=seed)
+    made: list[highs.HighsModel] = []
+    copy = highs.HighsModel
+    monkeypatch.setattr(highs, "HighsModel", lambda *a, **k: made.append(copy(*a, **k)) or made[-1])
     plan = relaxed.first_plan(model, Deadline(None), 1e-4)
     assert plan is not None
+    pays = highs.split_pays(model.prob, 1e-4)
+    assert pays or not split
+    assert [bool(m.parts) for m in made] == [False, pays]  # (1) whole, (2) split where the search's is
     assert set(plan) == {v.name for v in model.prob.variables()}
     assert violations(model.prob, plan) == []
     # a break it must catch: one unit count off its value breaks a row or its integrality
@@ -175,30 +187,52 @@ def alone(model: Model, plan: dict[str, float], gap: float, options: dict[str, A
     return result, {v.name: v.varValue for v in model.prob.variables()}
 
 
-@pytest.mark.parametrize("cores", [2, 1])
-@pytest.mark.parametrize("lean_nodes", [relaxed.LEAN_NODES, 0])
-def test_the_search_from_it_answers_as_the_lean_search_alone_or_as_the_full_one_alone(
-    lean_nodes: int, cores: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(highs, "TOGETHER_THREADS", cores)  # one core: one search after the other
-    gap = 1e-3
-    model = phased(seed=1)
-    plan = relaxed.first_plan(model, Deadline(None), gap)
-    assert plan is not None
-    options = {**relaxed.LEAN_SEARCH, "mip_max_nodes": lean_nodes}
-    monkeypatch.setattr(relaxed, "LEAN_SEARCH", options)
-    lean, lean_plan = alone(model, plan, gap, options)
-    full, full_plan = alone(model, plan, gap, None)
-    assert full.mip_gap is not None and full.mip_gap <= gap
-    # with 0 nodes the lean search stops before its root: not proven, and so not the answer
-    assert (lean.mip_gap is not None and lean.mip_gap <= gap) is (lean_nodes > 0)
-    finished: list[int] = []  # the node limit of the search whose answer is taken
+def note_finished(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The node limit of each search whose answer `relaxed.search` reads (`finish`), in order."""
+    finished: list[int] = []
 
     def noted(pending: Any) -> Any:
         finished.append(pending.model.h.getOptionValue("mip_max_nodes")[1])
         return finish(pending)
 
     monkeypatch.setattr(relaxed, "finish", noted)
+    return finished
+
+
+def whole_plan(model: Model, plan: relaxed.FirstPlan, gap: float) -> dict[str, float]:
+    """(2) solved again on a whole copy: HiGHS's own search's start when `plan` came from a split one."""
+    if not plan.split:
+        return plan
+    copy = relaxed._fabric_fixed(model, plan.binaries, plan.fixed, False)
+    assert copy is not None
+    values = relaxed._solve(copy, Deadline(None), gap)
+    assert values is not None
+    return {v.name: x for v, x in zip(copy.columns, values, strict=True)}
+
+
+@pytest.mark.parametrize("split", [False, True])
+@pytest.mark.parametrize("cores", [2, 1])
+@pytest.mark.parametrize("lean_nodes", [10**6, 0])
+def test_the_search_from_it_answers_as_the_lean_search_alone_or_as_the_full_one_alone(
+    lean_nodes: int, cores: int, split: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(highs, "TOGETHER_THREADS", cores)  # one core: one search after the other
+    monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0 if split else float("inf"))
+    gap = 1e-3
+    model = phased(seed=1)
+    plan = relaxed.first_plan(model, Deadline(None), gap)
+    assert plan is not None and plan.split is split
+    options = {**relaxed.LEAN_SEARCH, "mip_max_nodes": lean_nodes}
+    monkeypatch.setattr(relaxed, "LEAN_SEARCH", options)
+    lean, lean_plan = alone(model, plan, gap, options)  # the lean search from the plan
+    whole = whole_plan(model, plan, gap)
+    assert (whole == plan) is not split  # split: HiGHS's own search has a start of its own
+    full, full_plan = alone(model, whole, gap, None)
+    assert full.status is SolveStatus.FEASIBLE and full.mip_gap is not None and full.mip_gap <= gap
+    # with 0 nodes the lean search stops before its root: not proven, and so not the answer
+    proven = lean.status is SolveStatus.FEASIBLE and lean.termination is Termination.OPTIMAL
+    assert proven is (lean_nodes > 0)
+    finished = note_finished(monkeypatch)
     result = relaxed.search(model, Deadline(None), plan, gap)
     assert finished == [lean_nodes if lean_nodes else highs_no_limit()]
     expected, expected_plan = (lean, lean_plan) if lean_nodes else (full, full_plan)
@@ -225,13 +259,7 @@ def test_ctrl_c_during_the_search_from_it_keeps_the_full_searchs_plan(
         session.interrupted = True
 
     monkeypatch.setattr(highs.Background, "wait", ctrl_c)
-    finished: list[int] = []
-
-    def noted(pending: Any) -> Any:
-        finished.append(pending.model.h.getOptionValue("mip_max_nodes")[1])
-        return finish(pending)
-
-    monkeypatch.setattr(relaxed, "finish", noted)
+    finished = note_finished(monkeypatch)
     with progress.watch(keep_best_on_interrupt=True):
         result = relaxed.search(model, Deadline(None), plan, gap)
     assert finished == [highs_no_limit()]  # HiGHS's own search, never the lean one stopped unproven
@@ -239,10 +267,12 @@ def test_ctrl_c_during_the_search_from_it_keeps_the_full_searchs_plan(
     assert violations(model.prob, {v.name: v.varValue for v in model.prob.variables()}) == []
 
 
+@pytest.mark.parametrize("split", [False, True])
 def test_on_one_core_the_second_search_has_what_the_first_left_of_the_time(
-    monkeypatch: pytest.MonkeyPatch,
+    split: bool, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(highs, "TOGETHER_THREADS", 1)
+    monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0 if split else float("inf"))
     monkeypatch.setattr(relaxed, "LEAN_SEARCH", {**relaxed.LEAN_SEARCH, "mip_max_nodes": 0})  # not proven
     model = phased(seed=1)
     plan = relaxed.first_plan(model, Deadline(None), 1e-3)
@@ -258,5 +288,34 @@ def test_on_one_core_the_second_search_has_what_the_first_left_of_the_time(
 
     monkeypatch.setattr(highs, "run", timed)
     result = relaxed.search(model, Deadline(3600.0, clock=lambda: now[0]), plan, 1e-3)
-    assert limits == [pytest.approx(3600.0), pytest.approx(2600.0)]
+    # split: (2) again on a whole copy, with its share of what is left, then HiGHS's search with the rest
+    expected = [3600.0, 2600.0 * relaxed.SHARE, 1600.0] if split else [3600.0, 2600.0]
+    assert limits == [pytest.approx(x) for x in expected]
     assert result.mip_gap is not None and result.mip_gap <= 1e-3
+
+
+def test_ctrl_c_before_the_full_search_began_keeps_the_lean_searchs_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(highs, "TOGETHER_THREADS", 1)  # the lean search, then (2) again: Ctrl-C there
+    monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0)
+    monkeypatch.setattr(relaxed, "LEAN_SEARCH", {**relaxed.LEAN_SEARCH, "mip_max_nodes": 0})  # not proven
+    model = phased(seed=1)
+    plan = relaxed.first_plan(model, Deadline(None), 1e-3)
+    assert plan is not None and plan.split
+
+    def ctrl_c(*_args: Any) -> None:
+        session = progress.current()
+        assert session is not None
+        session.interrupted = True
+
+    monkeypatch.setattr(relaxed, "_solve", ctrl_c)
+    finished = note_finished(monkeypatch)
+    with progress.watch(keep_best_on_interrupt=True):
+        result = relaxed.search(model, Deadline(None), plan, 1e-3)
+    assert finished == [highs_no_limit(), 0]  # HiGHS's search had no plan: the lean one's is kept
+    assert result.status is SolveStatus.FEASIBLE
+    values = {v.name: v.varValue for v in model.prob.variables()}
+    assert violations(model.prob, values) == []
+    assert result.objective == pytest.approx(sum(v.varValue * c for v, c in model.prob.objective.items())
+                                             + model.prob.objective.constant)

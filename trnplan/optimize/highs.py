@@ -312,14 +312,19 @@ class HighsModel:
         index = np.array([i for i, _ in pairs], dtype=np.int32)
         self.h.setSolution(len(pairs), index, np.array([x for _, x in pairs], dtype=float))
 
-    def read_back(self) -> None:
-        """Each PuLP variable's value from HiGHS's solution (as PuLP's own HiGHS interface does)."""
+    def values(self) -> list[float] | None:
+        """HiGHS's solution, one value per PuLP variable in column order (a split column's from its parts),
+        or None when HiGHS holds none of this model's size."""
         values = list(self.h.getSolution().col_value)
         if len(values) != self.h.getNumCol() or len(values) < len(self.columns):
-            return
+            return None
         for name, (base, a, b) in self.parts.items():
             values[self.col[name]] = base * values[a] + values[b]
-        for v, x in zip(self.columns, values, strict=False):
+        return values[: len(self.columns)]
+
+    def read_back(self) -> None:
+        """Each PuLP variable's value from HiGHS's solution (as PuLP's own HiGHS interface does)."""
+        for v, x in zip(self.columns, self.values() or [], strict=False):
             v.varValue = x
 
 

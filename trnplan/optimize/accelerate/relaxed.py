@@ -1,17 +1,22 @@
 """A first plan for a large phased model solved within a gap: the counts relaxed, then the fabric fixed.
 
-Two MILPs on a HiGHS copy of the model, before its own search, each within the gap asked: (1) every
+Two MILPs on HiGHS copies of the model, before its own search, each within the gap asked: (1) every
 general integer (unit and switch counts) continuous, the binaries (fabric tiers, scale-out type, cooling)
 kept; (2) every binary fixed at (1)'s plan, the counts whole again.
 (2)'s plan is a plan of the model (HiGHS checks it again as the search's MIP start); the search still
 proves its own gap, so nothing proven changes. Why: on a large phased portfolio the search's own plans
 stay further above the optimum than the gap asked, where this plan is close enough for the root to fix
 what a proof within the gap needs in a few nodes (bench/README.md, issue 35, eighth round). The search
-from it (`search`) is HiGHS's own and a lean one side by side (ninth round).
+from it (`search`) is HiGHS's own and a lean one side by side (ninth round). Where the search's wide
+counts are split (`highs.split_pays`), (2) runs on a split copy, whose plan comes sooner and is the lean
+search's start; HiGHS's own search starts from (2) made again on a whole copy, first thing on its core
+(tenth round: 50 x 8's plan in 8 s against 13.5 s, and proven in 66 s against 72 s, where HiGHS's search
+from the split copy's plan left 25 x 16 0.035% off at 240 s against 0.023%).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pulp
@@ -57,7 +62,17 @@ def pays(model: Model, solver: str, gap: float) -> bool:
     return len(model.sites) * len(model.periods) >= FIRST_PLAN_MIN_SITE_PERIODS
 
 
-def first_plan(model: Model, deadline: Deadline, gap: float) -> dict[str, float] | None:
+class FirstPlan(dict[str, float]):
+    """The first plan (variable name -> value), and the fabric (1) chose: `fixed`, the value of each binary
+    column of `binaries`. `split`: (2) ran on a copy with the wide counts split (`highs.split_pays`), whose
+    plan is the lean search's start; HiGHS's own search then starts from (2) on a whole copy (`search`)."""
+
+    binaries: list[int]
+    fixed: Any
+    split: bool
+
+
+def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None:
     """A plan of `model` (variable name -> value) from the two MILPs above, or None (one of them found no
     plan in its time, or Ctrl-C stopped them in a session that keeps the best plan: `progress.interrupted()`
     then says so)."""
@@ -67,49 +82,93 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> dict[str, float]
     hm = highs.HighsModel(model.prob, seed=highs.HIGHS_SEED)
     if not hm.loaded:
         return None
-    h = hm.h
     counts, binaries = _integers(hm.columns)
     if not counts or not binaries:
         return None
     hm.set_options(**HIGHS_OPTIONS)  # as every trnplan solve; `_run` sets the gap
-    kinds = highspy.HighsVarType
-    _integrality(h, counts, kinds.kContinuous)
-    relaxed = _run(h, deadline, gap, "a first plan: counts relaxed")
+    _integrality(hm.h, counts, highspy.HighsVarType.kContinuous)
+    relaxed = _run(hm, deadline, gap, "a first plan: counts relaxed")
     if relaxed is None:
         return None
-    h.clearSolver()  # else HiGHS takes (1)'s plan, fractional counts and all, as (2)'s start to repair
     fixed = np.array([round(relaxed[j]) for j in binaries], dtype=float)
-    h.changeColsBounds(len(binaries), np.array(binaries, np.int32), fixed, fixed)
-    _integrality(h, counts, kinds.kInteger)
-    values = _run(h, deadline, gap, "a first plan: its fabric fixed")
-    if values is None:
+    split = highs.split_pays(model.prob, gap)
+    copy = _fabric_fixed(model, binaries, fixed, split)
+    values = None if copy is None else _run(copy, deadline, gap, "a first plan: its fabric fixed")
+    if copy is None or values is None:
         return None
-    return {v.name: float(x) for v, x in zip(hm.columns, values, strict=False)}
+    plan = FirstPlan({v.name: float(x) for v, x in zip(copy.columns, values, strict=True)})
+    plan.binaries, plan.fixed, plan.split = binaries, fixed, split
+    return plan
+
+
+def _fabric_fixed(model: Model, binaries: list[int], fixed: Any, split: bool) -> highs.HighsModel | None:
+    """(2): a HiGHS copy of `model` (its wide counts split if `split`) with the binaries fixed."""
+    import numpy as np
+
+    hm = highs.HighsModel(model.prob, seed=highs.HIGHS_SEED, split=split)
+    if not hm.loaded:
+        return None
+    hm.set_options(**HIGHS_OPTIONS)
+    hm.h.changeColsBounds(len(binaries), np.array(binaries, np.int32), fixed, fixed)
+    return hm
 
 
 def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float) -> SolveResult:
     """The search of `model` within `gap` from the first plan: HiGHS's own and the lean one (`LEAN_SEARCH`)
     at once, each on a thread (and a core) of its own. The lean one's answer if it proves the gap within
     its nodes, else the other's, which ran on unaffected: each answer is the one its search gives alone,
-    so the plan does not depend on which ends first (with one core they run one after the other)."""
-    jobs = [start_highs(model.prob, deadline.remaining(), plan, gap, totals=unit_totals(model), options=o)
-            for o in (None, LEAN_SEARCH)]
+    so the plan does not depend on which ends first (with one core they run one after the other).
+
+    The lean search starts from `plan`. HiGHS's own starts from it too, unless `plan` was made on a split
+    copy (`FirstPlan.split`): then from (2) solved again on a whole copy, first thing on its thread (the
+    split copy's plan comes sooner, the whole one's serves HiGHS's search better: bench/README.md, issue
+    35, tenth round); should that find none, from `plan`."""
+    again = None  # (2) again on a whole copy, for HiGHS's search
+    if isinstance(plan, FirstPlan) and plan.split:
+        again = _fabric_fixed(model, plan.binaries, plan.fixed, False)
+    jobs = [start_highs(model.prob, deadline.remaining(), start, gap, totals=unit_totals(model), options=o)
+            for start, o in ((None if again else plan, None), (plan, LEAN_SEARCH))]
     full, lean = jobs
+
+    def run_full(run: Callable[[Any], None] | None = None) -> None:
+        """HiGHS's search (`run`: `highs.run` on the caller's thread, HiGHS's own on a `Background`'s)."""
+        if again is not None:  # (2) on a whole copy, then HiGHS's search from its plan
+            label = "a first plan: its fabric fixed, whole"  # on the caller's thread, the stage is named
+            values = _solve(again, deadline, gap, run) if run else _run(again, deadline, gap, label)
+            if progress.interrupted():
+                return
+            names = (v.name for v in again.columns)
+            start = plan if values is None else dict(zip(names, values, strict=True))
+            full.model.set_start(start)
+            full.start = start
+            highs.keep_within(full.model.h, deadline)
+        (run or highs.run)(full.model.h)
+
     if highs.TOGETHER_THREADS < 2:  # one core: the lean search first, then HiGHS's if need be
         highs.run(lean.model.h)
         if progress.interrupted() or _proven(lean):
             return finish(lean)
         highs.keep_within(full.model.h, deadline)  # what the lean one left of the time
-        highs.run(full.model.h)
-        return finish(full)
+        run_full()
+        return _either(full, lean)
     with highs.Background(2) as background:
-        running = [(p.model.h, background.submit(p.model.h, watch=p is full)) for p in jobs]
+        also = () if again is None else (again.h,)
+        running = [(full.model.h, background.submit(full.model.h, True, lambda: run_full(_own), also)),
+                   (lean.model.h, background.submit(lean.model.h))]
         background.wait(running[1:])
         if not progress.interrupted() and _proven(lean):
             background.stop(keep=[lean.model.h])
             return finish(lean)
         background.wait(running[:1])
-    return finish(full)
+    return _either(full, lean)
+
+
+def _either(full: Pending, lean: Pending) -> SolveResult:
+    """HiGHS's search's answer; the lean one's if Ctrl-C stopped HiGHS's before it had begun."""
+    result = finish(full)
+    if progress.interrupted() and not result.status.has_solution:
+        return finish(lean)
+    return result
 
 
 def _proven(lean: Pending) -> bool:
@@ -139,18 +198,30 @@ def _integrality(h: Any, columns: list[int], kind: Any) -> None:
     h.changeColsIntegrality(len(columns), np.array(columns, np.int32), np.array([kind] * len(columns)))
 
 
-def _run(h: Any, deadline: Deadline, gap: float, label: str) -> list[float] | None:
-    """Run `h` within `gap` and its share of the time left; its plan's values, or None."""
+def _run(hm: highs.HighsModel, deadline: Deadline, gap: float, label: str) -> list[float] | None:
+    """`_solve`, its stage named on the progress line."""
+    session = progress.current()
+    with progress.reading(1.0, "", label):  # the stage's name stays; no figures: (1)'s are not a plan's
+        if session is not None:
+            session.report(None, None, None)  # say what starts now, however soon it ends
+        return _solve(hm, deadline, gap)
+
+
+def _own(h: Any) -> None:
+    """HiGHS's own run, on a `Background`'s thread (no progress session, no Ctrl-C there)."""
+    h.run()
+
+
+def _solve(hm: highs.HighsModel, deadline: Deadline, gap: float, run: Callable[[Any], None] | None = None
+           ) -> list[float] | None:
+    """Run `hm` within `gap` and its share of the time left; its plan's values (one per variable), or None."""
+    h = hm.h
     left = deadline.remaining()
     if left is not None and left <= 0:
         return None
     highs.set_time_left(h, None if left is None else left * SHARE)
     h.setOptionValue("mip_rel_gap", float(gap))
-    session = progress.current()
-    with progress.reading(1.0, "", label):  # the stage's name stays; no figures: (1)'s are not a plan's
-        if session is not None:
-            session.report(None, None, None)  # say what starts now, however soon it ends
-        highs.run(h)
+    (run or highs.run)(h)
     if progress.interrupted() or h.getInfo().primal_solution_status != 2:
         return None
-    return list(h.getSolution().col_value)
+    return hm.values()
