@@ -225,9 +225,7 @@ def test_the_search_from_it_answers_as_the_lean_search_alone_or_as_the_full_one_
     options = {**relaxed.LEAN_SEARCH, "mip_max_nodes": lean_nodes}
     monkeypatch.setattr(relaxed, "LEAN_SEARCH", options)
     lean, lean_plan = alone(model, plan, gap, options)  # the lean search from the plan
-    whole = whole_plan(model, plan, gap)
-    assert (whole == plan) is not split  # split: HiGHS's own search has a start of its own
-    full, full_plan = alone(model, whole, gap, None)
+    full, full_plan = alone(model, whole_plan(model, plan, gap), gap, None)  # split: a start of its own
     assert full.status is SolveStatus.FEASIBLE and full.mip_gap is not None and full.mip_gap <= gap
     # with 0 nodes the lean search stops before its root: not proven, and so not the answer
     proven = lean.status is SolveStatus.FEASIBLE and lean.termination is Termination.OPTIMAL
@@ -319,3 +317,42 @@ def test_ctrl_c_before_the_full_search_began_keeps_the_lean_searchs_plan(
     assert violations(model.prob, values) == []
     assert result.objective == pytest.approx(sum(v.varValue * c for v, c in model.prob.objective.items())
                                              + model.prob.objective.constant)
+
+
+def test_on_two_cores_ctrl_c_while_the_whole_copy_runs_keeps_the_lean_searchs_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    monkeypatch.setattr(highs, "TOGETHER_THREADS", 2)
+    monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0)
+    model = phased(seed=1)
+    plan = relaxed.first_plan(model, Deadline(None), 1e-3)
+    assert plan is not None and plan.split
+    begun, stopped = threading.Event(), threading.Event()
+    solve = relaxed._solve
+
+    def held(*args: Any) -> Any:  # (2) again, on HiGHS's search's thread: held until Ctrl-C has come
+        begun.set()
+        assert stopped.wait(60)
+        return solve(*args)
+
+    monkeypatch.setattr(relaxed, "_solve", held)
+    wait = highs.Background.wait
+
+    def ctrl_c(self: highs.Background, jobs: list[tuple[Any, Any]]) -> None:
+        assert begun.wait(60)
+        self.stop()  # as Ctrl-C in `wait` does
+        stopped.set()
+        wait(self, jobs)
+        session = progress.current()
+        assert session is not None
+        session.interrupted = True
+
+    monkeypatch.setattr(highs.Background, "wait", ctrl_c)
+    finished = note_finished(monkeypatch)
+    with progress.watch(keep_best_on_interrupt=True):
+        result = relaxed.search(model, Deadline(None), plan, 1e-3)
+    assert finished == [highs_no_limit(), relaxed.LEAN_NODES]  # HiGHS's search never began: the lean one's
+    assert result.status is SolveStatus.FEASIBLE and result.termination is Termination.INTERRUPT
+    assert violations(model.prob, {v.name: v.varValue for v in model.prob.variables()}) == []

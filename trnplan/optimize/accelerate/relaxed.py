@@ -69,7 +69,7 @@ class FirstPlan(dict[str, float]):
 
     binaries: list[int]
     fixed: Any
-    split: bool
+    split: bool = False  # (a FirstPlan made otherwise: as a plain plan)
 
 
 def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None:
@@ -135,7 +135,7 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
         if again is not None:  # (2) on a whole copy, then HiGHS's search from its plan
             label = "a first plan: its fabric fixed, whole"  # on the caller's thread, the stage is named
             values = _solve(again, deadline, gap, run) if run else _run(again, deadline, gap, label)
-            if progress.interrupted():
+            if progress.interrupted() or _stopped(again):  # Ctrl-C, or the lean search proved: not begun
                 return
             names = (v.name for v in again.columns)
             start = plan if values is None else dict(zip(names, values, strict=True))
@@ -164,11 +164,20 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
 
 
 def _either(full: Pending, lean: Pending) -> SolveResult:
-    """HiGHS's search's answer; the lean one's if Ctrl-C stopped HiGHS's before it had begun."""
+    """HiGHS's search's answer; the lean one's where HiGHS's has no plan (Ctrl-C stopped it before it had
+    begun, or the time left it none)."""
     result = finish(full)
-    if progress.interrupted() and not result.status.has_solution:
+    if not result.status.has_solution:
         return finish(lean)
     return result
+
+
+def _stopped(hm: highs.HighsModel) -> bool:
+    """Whether `hm`'s run was cancelled (`Background.stop`: on its thread, `progress.interrupted()` is not
+    seen until the wait ends)."""
+    import highspy
+
+    return bool(hm.h.getModelStatus() == highspy.HighsModelStatus.kInterrupt)
 
 
 def _proven(lean: Pending) -> bool:
