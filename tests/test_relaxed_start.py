@@ -243,10 +243,11 @@ def test_the_search_from_it_answers_as_the_lean_search_alone_or_as_the_full_one_
 def test_ctrl_c_during_the_search_from_it_keeps_the_full_searchs_plan(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(highs, "SPLIT_MIN_WORK", float("inf"))  # both searches from the plan (split: below)
     gap = 1e-3
     model = phased(seed=1)
     plan = relaxed.first_plan(model, Deadline(None), gap)
-    assert plan is not None
+    assert plan is not None and not plan.split
     wait = highs.Background.wait
 
     def ctrl_c(self: highs.Background, jobs: list[tuple[Any, Any]]) -> None:
