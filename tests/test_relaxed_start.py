@@ -357,3 +357,29 @@ def test_on_two_cores_ctrl_c_while_the_whole_copy_runs_keeps_the_lean_searchs_pl
     assert finished == [highs_no_limit(), relaxed.LEAN_NODES]  # HiGHS's search never began: the lean one's
     assert result.status is SolveStatus.FEASIBLE and result.termination is Termination.INTERRUPT
     assert violations(model.prob, {v.name: v.varValue for v in model.prob.variables()}) == []
+
+
+def test_while_the_whole_copy_runs_the_progress_line_shows_the_plan_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    monkeypatch.setattr(highs, "TOGETHER_THREADS", 2)
+    monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0)
+    model = phased(seed=1)
+    plan = relaxed.first_plan(model, Deadline(None), 1e-3)
+    assert plan is not None and plan.split
+    solve = relaxed._solve
+
+    def slow(*args: Any) -> Any:  # (2) again, on HiGHS's search's thread: long enough to be reported
+        time.sleep(10 * highs.PROGRESS_STEP_S)
+        return solve(*args)
+
+    monkeypatch.setattr(relaxed, "_solve", slow)
+    monkeypatch.setattr(relaxed, "LEAN_SEARCH", {**relaxed.LEAN_SEARCH, "mip_max_nodes": 0})  # unproven
+    seen: list[progress.Progress] = []
+    with progress.watch(seen.append), progress.stage("solving"):
+        relaxed.search(model, Deadline(None), plan, 1e-3)
+    held = sum(c * plan[v.name] for v, c in model.prob.objective.items()) + model.prob.objective.constant
+    during = seen[1:]  # after the stage's own first line
+    assert during and during[0].incumbent == pytest.approx(held)  # not "no plan yet": the first plan is held

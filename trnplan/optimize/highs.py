@@ -383,15 +383,18 @@ class Background:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def submit(self, h: Any, watch: bool = False, work: Any = None, also: Any = ()) -> Any:
+    def submit(self, h: Any, watch: bool = False, work: Any = None, also: Any = (), held: float | None = None
+               ) -> Any:
         """Queue a solve of `h` (or `work`, a callable that runs it and the instances `also` names, which are
         stopped with it); returns its future. `watch`: its figures are the ones `wait` reports to a
-        `progress.watch` session (HiGHS's callbacks are subscribed here, before it runs)."""
+        `progress.watch` session (HiGHS's callbacks are subscribed here, before it runs); `held`, the
+        objective of a plan already held, is its best until HiGHS reports its own."""
         for x in (h, *also):  # cancelSolve stops it, and one cancelled before it begins stops at once
             x.HandleUserInterrupt = True
         session = progress.current()
         if watch and session is not None and session.progress is not None:
             self.latest = _watch_mip(h)
+            self.latest[0] = held
         future = self.pool.submit(work or h.run)
         self.started.append((h, future))
         self.also[id(h)] = list(also)

@@ -153,7 +153,8 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
         return _either(full, lean)
     with highs.Background(2) as background:
         also = () if again is None else (again.h,)
-        running = [(full.model.h, background.submit(full.model.h, True, lambda: run_full(_own), also)),
+        held = _objective(model, plan)  # shown while HiGHS's search has no figures of its own yet
+        running = [(full.model.h, background.submit(full.model.h, True, lambda: run_full(_own), also, held)),
                    (lean.model.h, background.submit(lean.model.h))]
         background.wait(running[1:])
         if not progress.interrupted() and _proven(lean):
@@ -170,6 +171,13 @@ def _either(full: Pending, lean: Pending) -> SolveResult:
     if not result.status.has_solution:
         return finish(lean)
     return result
+
+
+def _objective(model: Model, plan: dict[str, float]) -> float:
+    """The objective of `plan` (variable name -> value), in HiGHS's terms (the problem's)."""
+    objective = model.prob.objective
+    sense = -1.0 if model.prob.sense == pulp.LpMaximize else 1.0
+    return sense * float(sum(c * plan[v.name] for v, c in objective.items()) + objective.constant)
 
 
 def _stopped(hm: highs.HighsModel) -> bool:
