@@ -240,6 +240,25 @@ def test_the_search_from_it_answers_as_the_lean_search_alone_or_as_the_full_one_
     assert violations(model.prob, expected_plan) == []
 
 
+def ctrl_c_in_wait(monkeypatch: pytest.MonkeyPatch, begun: Any = None, stopped: Any = None) -> None:
+    """Ctrl-C at the first `Background.wait`, as it acts there: every solve stopped, then the session told
+    (after `begun` is set, if given; `stopped` is set once the solves are told to stop)."""
+    wait = highs.Background.wait
+
+    def ctrl_c(self: highs.Background, jobs: list[tuple[Any, Any]]) -> None:
+        if begun is not None:
+            assert begun.wait(60)
+        self.stop()
+        if stopped is not None:
+            stopped.set()
+        wait(self, jobs)
+        session = progress.current()
+        assert session is not None
+        session.interrupted = True
+
+    monkeypatch.setattr(highs.Background, "wait", ctrl_c)
+
+
 def test_ctrl_c_during_the_search_from_it_keeps_the_full_searchs_plan(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -248,16 +267,7 @@ def test_ctrl_c_during_the_search_from_it_keeps_the_full_searchs_plan(
     model = phased(seed=1)
     plan = relaxed.first_plan(model, Deadline(None), gap)
     assert plan is not None and not plan.split
-    wait = highs.Background.wait
-
-    def ctrl_c(self: highs.Background, jobs: list[tuple[Any, Any]]) -> None:
-        self.stop()  # as Ctrl-C in `wait` does, before either search ends
-        wait(self, jobs)
-        session = progress.current()
-        assert session is not None
-        session.interrupted = True
-
-    monkeypatch.setattr(highs.Background, "wait", ctrl_c)
+    ctrl_c_in_wait(monkeypatch)  # before either search ends
     finished = note_finished(monkeypatch)
     with progress.watch(keep_best_on_interrupt=True):
         result = relaxed.search(model, Deadline(None), plan, gap)
@@ -320,16 +330,22 @@ def test_ctrl_c_before_the_full_search_began_keeps_the_lean_searchs_plan(
                                              + model.prob.objective.constant)
 
 
-def test_on_two_cores_ctrl_c_while_the_whole_copy_runs_keeps_the_lean_searchs_plan(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import threading
-
+def split_on_two_cores(monkeypatch: pytest.MonkeyPatch) -> tuple[Model, relaxed.FirstPlan]:
+    """A model and its first plan made on a split copy, the searches to run on two cores."""
     monkeypatch.setattr(highs, "TOGETHER_THREADS", 2)
     monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0)
     model = phased(seed=1)
     plan = relaxed.first_plan(model, Deadline(None), 1e-3)
     assert plan is not None and plan.split
+    return model, plan
+
+
+def test_on_two_cores_ctrl_c_while_the_whole_copy_runs_keeps_the_lean_searchs_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    model, plan = split_on_two_cores(monkeypatch)
     begun, stopped = threading.Event(), threading.Event()
     solve = relaxed._solve
 
@@ -339,18 +355,7 @@ def test_on_two_cores_ctrl_c_while_the_whole_copy_runs_keeps_the_lean_searchs_pl
         return solve(*args)
 
     monkeypatch.setattr(relaxed, "_solve", held)
-    wait = highs.Background.wait
-
-    def ctrl_c(self: highs.Background, jobs: list[tuple[Any, Any]]) -> None:
-        assert begun.wait(60)
-        self.stop()  # as Ctrl-C in `wait` does
-        stopped.set()
-        wait(self, jobs)
-        session = progress.current()
-        assert session is not None
-        session.interrupted = True
-
-    monkeypatch.setattr(highs.Background, "wait", ctrl_c)
+    ctrl_c_in_wait(monkeypatch, begun, stopped)
     finished = note_finished(monkeypatch)
     with progress.watch(keep_best_on_interrupt=True):
         result = relaxed.search(model, Deadline(None), plan, 1e-3)
@@ -364,11 +369,7 @@ def test_while_the_whole_copy_runs_the_progress_line_shows_the_plan_held(
 ) -> None:
     import time
 
-    monkeypatch.setattr(highs, "TOGETHER_THREADS", 2)
-    monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0)
-    model = phased(seed=1)
-    plan = relaxed.first_plan(model, Deadline(None), 1e-3)
-    assert plan is not None and plan.split
+    model, plan = split_on_two_cores(monkeypatch)
     solve = relaxed._solve
 
     def slow(*args: Any) -> Any:  # (2) again, on HiGHS's search's thread: long enough to be reported
