@@ -17,12 +17,14 @@ from the split copy's plan left 25 x 16 0.035% off at 240 s against 0.023%).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pulp
 
 from trnplan.optimize import highs, progress
 from trnplan.optimize.build import unit_totals
+from trnplan.optimize.highs import Total
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solution import SolveResult
@@ -123,45 +125,56 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
     copy (`FirstPlan.split`): then from (2) solved again on a whole copy, first thing on its thread (the
     split copy's plan comes sooner, the whole one's serves HiGHS's search better: bench/README.md, issue
     35, tenth round); should that find none, from `plan`."""
-    again = None  # (2) again on a whole copy, for HiGHS's search
-    if isinstance(plan, FirstPlan) and plan.split:
-        again = _fabric_fixed(model, plan.binaries, plan.fixed, False)
-    jobs = [start_highs(model.prob, deadline.remaining(), start, gap, totals=unit_totals(model), options=o)
-            for start, o in ((None if again else plan, None), (plan, LEAN_SEARCH))]
-    full, lean = jobs
-
-    def run_full(run: Callable[[Any], None] | None = None) -> None:
-        """HiGHS's search (`run`: `highs.run` on the caller's thread, HiGHS's own on a `Background`'s)."""
-        if again is not None:  # (2) on a whole copy, then HiGHS's search from its plan
-            label = "a first plan: its fabric fixed, whole"  # on the caller's thread, the stage is named
-            values = _solve(again, deadline, gap, run) if run else _run(again, deadline, gap, label)
-            if progress.interrupted() or _stopped(again):  # Ctrl-C, or the lean search proved: not begun
-                return
-            names = (v.name for v in again.columns)
-            start = plan if values is None else dict(zip(names, values, strict=True))
-            full.model.set_start(start)
-            full.start = start
-            highs.keep_within(full.model.h, deadline)
-        (run or highs.run)(full.model.h)
-
+    totals = unit_totals(model)
+    lean = start_highs(model.prob, deadline.remaining(), plan, gap, totals=totals, options=LEAN_SEARCH)
     if highs.TOGETHER_THREADS < 2:  # one core: the lean search first, then HiGHS's if need be
         highs.run(lean.model.h)
         if progress.interrupted() or _proven(lean):
             return finish(lean)
-        highs.keep_within(full.model.h, deadline)  # what the lean one left of the time
-        run_full()
+        full, again = _full(model, deadline, plan, gap, totals)  # made now: only if need be
+        _run_full(full, again, deadline, plan, gap)
         return _either(full, lean)
     with highs.Background(2) as background:
+        running = [(lean.model.h, background.submit(lean.model.h))]  # it runs while the rest is made
+        full, again = _full(model, deadline, plan, gap, totals)
         also = () if again is None else (again.h,)
         held = _objective(model, plan)  # shown while HiGHS's search has no figures of its own yet
-        running = [(full.model.h, background.submit(full.model.h, True, lambda: run_full(_own), also, held)),
-                   (lean.model.h, background.submit(lean.model.h))]
-        background.wait(running[1:])
+        work = partial(_run_full, full, again, deadline, plan, gap, _own)
+        running.append((full.model.h, background.submit(full.model.h, True, work, also, held)))
+        background.wait(running[:1])
         if not progress.interrupted() and _proven(lean):
             background.stop(keep=[lean.model.h])
             return finish(lean)
-        background.wait(running[:1])
+        background.wait(running[1:])
     return _either(full, lean)
+
+
+def _full(model: Model, deadline: Deadline, plan: dict[str, float], gap: float, totals: list[Total]
+          ) -> tuple[Pending, highs.HighsModel | None]:
+    """HiGHS's own search, and (2) again on a whole copy to make its start where `plan` came from a split
+    one (else None: it starts from `plan`)."""
+    again = None
+    if isinstance(plan, FirstPlan) and plan.split:
+        again = _fabric_fixed(model, plan.binaries, plan.fixed, False)
+    start = None if again else plan
+    return start_highs(model.prob, deadline.remaining(), start, gap, totals=totals), again
+
+
+def _run_full(full: Pending, again: highs.HighsModel | None, deadline: Deadline, plan: dict[str, float],
+              gap: float, run: Callable[[Any], None] | None = None) -> None:
+    """HiGHS's search (`run`: `highs.run` on the caller's thread, HiGHS's own on a `Background`'s), after
+    (2) on the whole copy `again` where there is one, from its plan (from `plan` should it find none)."""
+    if again is not None:
+        label = "a first plan: its fabric fixed, whole"  # on the caller's thread, the stage is named
+        values = _solve(again, deadline, gap, run) if run else _run(again, deadline, gap, label)
+        if progress.interrupted() or _stopped(again):  # Ctrl-C, or the lean search proved: not begun
+            return
+        names = (v.name for v in again.columns)
+        start = plan if values is None else dict(zip(names, values, strict=True))
+        full.model.set_start(start)
+        full.start = start
+    highs.keep_within(full.model.h, deadline)
+    (run or highs.run)(full.model.h)
 
 
 def _either(full: Pending, lean: Pending) -> SolveResult:
@@ -174,10 +187,10 @@ def _either(full: Pending, lean: Pending) -> SolveResult:
 
 
 def _objective(model: Model, plan: dict[str, float]) -> float:
-    """The objective of `plan` (variable name -> value), in HiGHS's terms (the problem's)."""
-    objective = model.prob.objective
+    """The objective of `plan` (variable name -> value) in HiGHS's terms, as its figures are: minimised,
+    without the problem's constant (`highs.HighsModel` leaves it out)."""
     sense = -1.0 if model.prob.sense == pulp.LpMaximize else 1.0
-    return sense * float(sum(c * plan[v.name] for v, c in objective.items()) + objective.constant)
+    return sense * float(sum(c * plan[v.name] for v, c in model.prob.objective.items()))
 
 
 def _stopped(hm: highs.HighsModel) -> bool:
