@@ -220,10 +220,10 @@ def test_the_search_from_it_answers_as_the_lean_search_alone_or_as_the_full_one_
     monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0 if split else float("inf"))
     gap = 1e-3
     model = phased(seed=1)
+    options = {**relaxed.LEAN_SEARCH, "mip_max_nodes": lean_nodes}
+    monkeypatch.setattr(relaxed, "LEAN_SEARCH", options)  # before the plan: its copy is made with it
     plan = relaxed.first_plan(model, Deadline(None), gap)
     assert plan is not None and plan.split is split
-    options = {**relaxed.LEAN_SEARCH, "mip_max_nodes": lean_nodes}
-    monkeypatch.setattr(relaxed, "LEAN_SEARCH", options)
     lean, lean_plan = alone(model, plan, gap, options)  # the lean search from the plan
     full, full_plan = alone(model, whole_plan(model, plan, gap), gap, None)  # split: a start of its own
     assert full.status is SolveStatus.FEASIBLE and full.mip_gap is not None and full.mip_gap <= gap
@@ -330,10 +330,14 @@ def test_ctrl_c_before_the_full_search_began_keeps_the_lean_searchs_plan(
                                              + model.prob.objective.constant)
 
 
-def split_on_two_cores(monkeypatch: pytest.MonkeyPatch) -> tuple[Model, relaxed.FirstPlan]:
-    """A model and its first plan made on a split copy, the searches to run on two cores."""
+def split_on_two_cores(monkeypatch: pytest.MonkeyPatch, lean_nodes: int | None = None
+                       ) -> tuple[Model, relaxed.FirstPlan]:
+    """A model and its first plan made on a split copy, the searches to run on two cores; `lean_nodes`:
+    the lean search's node limit (set before the plan, which makes its copy)."""
     monkeypatch.setattr(highs, "TOGETHER_THREADS", 2)
     monkeypatch.setattr(highs, "SPLIT_MIN_WORK", 0.0)
+    if lean_nodes is not None:
+        monkeypatch.setattr(relaxed, "LEAN_SEARCH", {**relaxed.LEAN_SEARCH, "mip_max_nodes": lean_nodes})
     model = phased(seed=1)
     plan = relaxed.first_plan(model, Deadline(None), 1e-3)
     assert plan is not None and plan.split
@@ -355,6 +359,17 @@ def test_on_two_cores_ctrl_c_while_the_whole_copy_runs_keeps_the_lean_searchs_pl
         return solve(*args)
 
     monkeypatch.setattr(relaxed, "_solve", held)
+    submit = highs.Background.submit
+
+    assert plan.lean is not None
+    lean = plan.lean.h
+
+    def late(self: highs.Background, h: Any, *args: Any) -> Any:  # the lean search (its copy made ahead,
+        if h is not lean:  # it could prove before Ctrl-C): it begins once the solves were told to stop
+            return submit(self, h, *args)
+        return submit(self, h, False, lambda: stopped.wait(60) and h.run())
+
+    monkeypatch.setattr(highs.Background, "submit", late)
     ctrl_c_in_wait(monkeypatch, begun, stopped)
     finished = note_finished(monkeypatch)
     with progress.watch(keep_best_on_interrupt=True):
@@ -369,7 +384,7 @@ def test_while_the_whole_copy_runs_the_progress_line_shows_the_plan_held(
 ) -> None:
     import time
 
-    model, plan = split_on_two_cores(monkeypatch)
+    model, plan = split_on_two_cores(monkeypatch, lean_nodes=0)  # the lean search unproven
     solve = relaxed._solve
 
     def slow(*args: Any) -> Any:  # (2) again, on HiGHS's search's thread: long enough to be reported
@@ -377,10 +392,94 @@ def test_while_the_whole_copy_runs_the_progress_line_shows_the_plan_held(
         return solve(*args)
 
     monkeypatch.setattr(relaxed, "_solve", slow)
-    monkeypatch.setattr(relaxed, "LEAN_SEARCH", {**relaxed.LEAN_SEARCH, "mip_max_nodes": 0})  # unproven
     seen: list[progress.Progress] = []
     with progress.watch(seen.append), progress.stage("solving"):
         relaxed.search(model, Deadline(None), plan, 1e-3)
     held = sum(c * plan[v.name] for v, c in model.prob.objective.items())  # HiGHS's figures: no constant
     during = seen[1:]  # after the stage's own first line
     assert during and during[0].incumbent == pytest.approx(held)  # not "no plan yet": the first plan is held
+
+
+# --- alternatives of a large phased model: each from a first plan of its own -------------------------------
+
+
+def test_the_search_starts_from_the_cheaper_of_the_first_plan_and_a_plan_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An alternative's MILP is given an earlier alternative's plan (`warm`); the first plan is made anyway
+    and the search starts from whichever of the two costs less."""
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    gap = 1e-3
+    model = phased(seed=1)
+    first = relaxed.first_plan(model, Deadline(None), gap)
+    assert first is not None
+    exact = solve_objective(model, "highs", None)[0]  # gap 0: the optimum, on the model's variables
+    optimum = {v.name: float(v.varValue) for v in model.prob.variables()}
+    assert exact.objective is not None
+    assert relaxed._objective(model, optimum) < relaxed._objective(model, first)  # the given plan is cheaper
+    dear = {**optimum}
+    for v, c in model.prob.objective.items():  # a plan as dear as can be: not a plan, only a price to beat
+        dear[v.name] = v.upBound if c > 0 and v.upBound is not None else optimum[v.name]
+    started: list[dict[str, float]] = []
+    search = relaxed.search
+
+    def noted(model: Model, deadline: Deadline, plan: dict[str, float], gap: float) -> Any:
+        started.append(plan)
+        return search(model, deadline, plan, gap)
+
+    monkeypatch.setattr(relaxed, "search", noted)
+    for warm in (optimum, dear, None):
+        solve_objective(model, "highs", None, gap=gap, warm=warm)
+    assert started[0] is optimum
+    assert isinstance(started[1], relaxed.FirstPlan) and isinstance(started[2], relaxed.FirstPlan)
+
+
+def test_a_large_phased_models_alternatives_each_come_from_a_first_plan_within_their_gap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Solved in turn, not in rounds of HiGHS's searches (nothing begun ahead either): each alternative's
+    MILP makes its first plan and searches from it, and each is within its gap of the model without that
+    choice solved to optimality."""
+    from trnplan.optimize import alternatives, optimize, solve
+
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    catalog = load_portfolio(phased_portfolio_specs(5, 3, 1))
+    (scenario_id,) = catalog.scenarios
+    made: list[int] = []
+    first_plan = relaxed.first_plan
+
+    def counted(*args: Any) -> Any:
+        made.append(1)
+        return first_plan(*args)
+
+    def never(*args: Any) -> Any:
+        raise AssertionError("a round of alternatives at once")
+
+    import trnplan.optimize as optimize_pkg
+
+    begun: list[Any] = []
+    begin_ahead = optimize_pkg.begin_ahead
+
+    def noted(*args: Any) -> Any:
+        begun.append(begin_ahead(*args))
+        return begun[-1]
+
+    monkeypatch.setattr(relaxed, "first_plan", counted)
+    monkeypatch.setattr(alternatives, "_in_rounds", never)
+    monkeypatch.setattr(optimize_pkg, "begin_ahead", noted)
+    stages: list[str] = []
+    with progress.watch(lambda p: stages.append(p.stage)):
+        solution = optimize(catalog, scenario_id, alternatives=2, gap=1e-4)
+    assert begun == [None]  # the plan's search has both cores
+    solved = {s.split(" (")[0] for s in stages if s.startswith("alternative ")}
+    assert len(solution.alternatives) == 2 and all(a.decisions for a in solution.alternatives)
+    assert len(made) == 1 + len(solved)  # the plan's, and one per alternative solved
+    names = {f"{kind} {item}": (kind, item) for kind, item in solution.decisions.chosen_items()}
+    for alt in solution.alternatives:
+        model = build_model(catalog, scenario_id, start=False)
+        set_objective(model, model.scenario.objective)
+        alternatives._exclude(model, *names[alt.without])
+        exact = solve(model.prob, "highs", None)
+        assert exact.status is SolveStatus.OPTIMAL and exact.objective is not None
+        assert alt.result.objective is not None
+        assert exact.objective - 1e-6 <= alt.result.objective <= exact.objective + 1e-4 * alt.result.objective

@@ -85,7 +85,8 @@ def solve_objective(
     `time_limit` is a number of seconds or a `Deadline` shared with other solves; each MILP gets what is
     left of it. `gap`: the relative gap to prove (0: optimal); the Dinkelbach steps always prove theirs
     (a ratio within a gap of each step's optimum is not within that gap of the best ratio). `warm`: a
-    plan of this model (variable name -> value) to start from when the acceleration gives none.
+    plan of this model (variable name -> value) to start from when the acceleration gives none (with a
+    first plan, `relaxed.first_plan`: when it is the cheaper of the two).
     `start_ratio` (PFLOPs per USD of TCO) must be one that some feasible plan attains (or less):
     Dinkelbach then starts there instead of at 0 and needs fewer MILPs.
     """
@@ -103,13 +104,13 @@ def solve_objective(
         start = fast.start
         scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
         first = None
-        if start is None and not warm and relaxed.pays(model, solver, gap):
+        if start is None and relaxed.pays(model, solver, gap):
             first = relaxed.first_plan(model, deadline, gap)
             if progress.interrupted() or deadline.expired:
                 return _stopped(model, first, solver), (extract(model) if first else None), 1
         with progress.reading(scale, unit), accelerate.tightened(start):
             if first is not None:
-                result = relaxed.search(model, deadline, first, gap)
+                result = relaxed.search(model, deadline, relaxed.cheaper(model, first, warm), gap)
             else:
                 extra: dict[str, Any] = {"gap": gap} if gap else {}
                 totals = unit_totals(model)

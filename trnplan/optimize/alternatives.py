@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from trnplan.catalog import Catalog
 from trnplan.costs import NO_SWITCH, evaluate_decisions, objective_value, perf_of
 from trnplan.optimize import progress
+from trnplan.optimize.accelerate import relaxed
 from trnplan.optimize.build import build_model
 from trnplan.optimize.highs import TOGETHER_THREADS, Background, HighsModel, keep_within
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
@@ -100,7 +101,8 @@ def find_alternatives(
     Each answers "what would it cost not to choose X?", and each chooses differently from the plan. The
     choices are taken in the order of their LP bounds (the best a plan without X could be); once k plans
     are found, a choice whose bound is worse than the k-th cannot enter the top k and is not solved. An
-    LP with no solution proves there is no plan without X, with no MILP. Each MILP is solved to `gap`,
+    LP with no solution proves there is no plan without X, with no MILP (listed whatever time the MILPs
+    leave). Each MILP is solved to `gap`,
     from the best plan found so far that does not choose X (when there is one). They are searched while
     `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit or a Ctrl-C
     stopped before anything was found is left out, being neither a plan nor proof of none. Each is solved
@@ -124,18 +126,19 @@ def find_alternatives(
         ranked_choices = _by_bound(model, scenario.objective, choices, deadline)
     except OutOfTime:
         return []
+    for kind, item, bound in ranked_choices:  # known now, with no MILP, whatever time is left for the rest
+        if bound is None:  # the LP without it has no solution: neither has the MILP
+            found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
+    ranked_choices = [choice for choice in ranked_choices if choice[2] is not None]
     pool = _Found()
-    if at_once and together(model, solver):
+    if at_once and together(model, solver, gap):
         pool.plan = _values(model)  # only rounds repair the plan (`_job`)
         _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap, ahead)
         return ranked(catalog, scenario_id, best, found, k)
     for kind, item, bound in ranked_choices:
         if deadline.expired or progress.interrupted():
             break
-        if bound is None:  # the LP without it has no solution: neither has the MILP
-            found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
-            continue
-        if _cannot_enter(scenario.objective, bound, pool.kept, k):
+        if bound is None or _cannot_enter(scenario.objective, bound, pool.kept, k):
             continue
         pool.solved += 1
         label = f"alternative {pool.solved} ({k} asked): without {kind} {item}"
@@ -152,10 +155,14 @@ ROUND = 3
 """The most alternatives solved at once, as one round (`_in_rounds`; no more than the k asked)."""
 
 
-def together(model: Model, solver: str) -> bool:
+def together(model: Model, solver: str, gap: float) -> bool:
     """Whether the alternatives' MILPs are solved in rounds, at once: HiGHS, one MILP per alternative (no
-    Dinkelbach steps) and no start heuristic of its own (a model that uses one solves in turn)."""
-    return solver == "highs" and model.scenario.objective != "max_perf_per_tco" and not model.use_start
+    Dinkelbach steps) and no start heuristic of its own (a model that uses one solves in turn, as does a
+    large phased model within a gap: each alternative, as the plan, from its own first plan and with both
+    cores, `relaxed.search`; in rounds, HiGHS's searches from a repaired plan ran for minutes and filled
+    24 GiB on 50 x 8: bench/README.md, issue 35, eleventh round)."""
+    return (solver == "highs" and model.scenario.objective != "max_perf_per_tco" and not model.use_start
+            and not relaxed.pays(model, solver, gap))
 
 
 def _in_rounds(
@@ -182,9 +189,7 @@ def _in_rounds(
         batch: list[tuple[str, str]] = []
         while queue and len(batch) < min(ROUND, k):
             kind, item, bound = queue.pop(0)
-            if bound is None:  # the LP without it has no solution: neither has the MILP
-                found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
-            elif not _cannot_enter(objective, bound, pool.kept, k):
+            if bound is not None and not _cannot_enter(objective, bound, pool.kept, k):
                 batch.append((kind, item))
         if not batch:
             break
@@ -355,7 +360,7 @@ def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: floa
     plan's LP relaxation guesses them (None: no free core, nothing to guess, or alternatives not solved
     at once). The guesses' LP bounds are not reused after the plan: the round's order comes from the
     bounds of the plan's own choices, computed the same way on every machine, with or without this."""
-    if k <= 0 or (os.cpu_count() or 1) < 2 or not together(model, solver) or deadline.expired:
+    if k <= 0 or (os.cpu_count() or 1) < 2 or not together(model, solver, gap) or deadline.expired:
         return None
     guesses = _lp_choices(model)
     try:

@@ -233,6 +233,19 @@ def start_highs(
     """HiGHS's copy of `prob` with its bounds as they are now, trnplan's options, the `gap` asked, unit
     totals where they pay, extra rows, a MIP start and `options` over trnplan's, ready to run (the problem
     may change after this: the copy does not)."""
+    return armed(highs_copy(prob, gap, bounds, totals, options, time_limit), time_limit, start, gap)
+
+
+def highs_copy(
+    prob: pulp.LpProblem,
+    gap: float = 0.0,
+    bounds: list[Bound] | None = None,
+    totals: list[Total] | None = None,
+    options: dict[str, Any] | None = None,
+    time_limit: float | None = None,
+) -> HighsModel:
+    """`start_highs`'s copy of `prob` before its MIP start is given (`armed`): one made ahead, on another
+    thread while something else runs, gets its time limit when it is armed (`highs.keep_within`)."""
     model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob, gap))
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
@@ -244,6 +257,11 @@ def start_highs(
     if highs.totals_pay(totals or [], gap):
         model.add_totals(totals or [])
     model.add_rows(bounds or [])
+    return model
+
+
+def armed(model: HighsModel, time_limit: float | None, start: dict[str, float] | None, gap: float) -> Pending:
+    """`model` (from `highs_copy`, its time limit `time_limit`) with its MIP start, ready to run."""
     model.set_start(start)
     return Pending(model, time_limit, start, gap)
 

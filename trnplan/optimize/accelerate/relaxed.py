@@ -17,6 +17,7 @@ from the split copy's plan left 25 x 16 0.035% off at 240 s against 0.023%).
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -28,7 +29,7 @@ from trnplan.optimize.highs import Total
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solution import SolveResult
-from trnplan.optimize.solve import HIGHS_OPTIONS, Pending, finish, start_highs
+from trnplan.optimize.solve import HIGHS_OPTIONS, Pending, armed, finish, highs_copy, start_highs
 
 FIRST_PLAN_MIN_SITE_PERIODS = 300
 """The first plan is made for phased models of at least this many site-periods (sites x periods): 50 x 8
@@ -72,6 +73,8 @@ class FirstPlan(dict[str, float]):
     binaries: list[int]
     fixed: Any
     split: bool = False  # (a FirstPlan made otherwise: as a plain plan)
+    lean: highs.HighsModel | None = None  # the lean search's copy, made while (1) ran (`highs_copy`)
+    totals: list[Total] | None = None  # the model's unit totals (`unit_totals`), made with it
 
 
 def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None:
@@ -89,30 +92,64 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
         return None
     hm.set_options(**HIGHS_OPTIONS)  # as every trnplan solve; `_run` sets the gap
     _integrality(hm.h, counts, highspy.HighsVarType.kContinuous)
-    relaxed = _run(hm, deadline, gap, "a first plan: counts relaxed")
-    if relaxed is None:
+    split = highs.split_pays(model.prob, gap)
+    with ThreadPoolExecutor(1) as ahead:  # the copies (2) and the lean search run on: made while (1) runs
+        copies = ahead.submit(_copies, model, split, gap)
+        relaxed = _run(hm, deadline, gap, "a first plan: counts relaxed")
+        copy, lean, totals = copies.result()
+    if relaxed is None or copy is None:
         return None
     fixed = np.array([round(relaxed[j]) for j in binaries], dtype=float)
-    split = highs.split_pays(model.prob, gap)
-    copy = _fabric_fixed(model, binaries, fixed, split)
-    values = None if copy is None else _run(copy, deadline, gap, "a first plan: its fabric fixed")
-    if copy is None or values is None:
+    _fix(copy, binaries, fixed)
+    values = _run(copy, deadline, gap, "a first plan: its fabric fixed")
+    if values is None:
         return None
     plan = FirstPlan({v.name: float(x) for v, x in zip(copy.columns, values, strict=True)})
-    plan.binaries, plan.fixed, plan.split = binaries, fixed, split
+    plan.binaries, plan.fixed, plan.split, plan.lean, plan.totals = binaries, fixed, split, lean, totals
     return plan
 
 
-def _fabric_fixed(model: Model, binaries: list[int], fixed: Any, split: bool) -> highs.HighsModel | None:
-    """(2): a HiGHS copy of `model` (its wide counts split if `split`) with the binaries fixed."""
-    import numpy as np
+def _copies(model: Model, split: bool, gap: float
+            ) -> tuple[highs.HighsModel | None, highs.HighsModel, list[Total]]:
+    """The copies the first plan and its search will run on, made ahead while (1) runs (on a second
+    core it costs nothing; 1.4 s on 50 x 8): (2)'s (its binaries not yet fixed), the lean search's, and
+    the unit totals the searches are given."""
+    totals = unit_totals(model)
+    lean = highs_copy(model.prob, gap, totals=totals, options=LEAN_SEARCH)
+    return _copy(model, split), lean, totals
 
+
+def _copy(model: Model, split: bool) -> highs.HighsModel | None:
+    """A HiGHS copy of `model` with trnplan's options (its wide counts split if `split`), or None."""
     hm = highs.HighsModel(model.prob, seed=highs.HIGHS_SEED, split=split)
     if not hm.loaded:
         return None
     hm.set_options(**HIGHS_OPTIONS)
-    hm.h.changeColsBounds(len(binaries), np.array(binaries, np.int32), fixed, fixed)
     return hm
+
+
+def _fix(hm: highs.HighsModel, binaries: list[int], fixed: Any) -> None:
+    """(2): the binaries of `hm` fixed at `fixed`."""
+    import numpy as np
+
+    hm.h.changeColsBounds(len(binaries), np.array(binaries, np.int32), fixed, fixed)
+
+
+def _fabric_fixed(model: Model, binaries: list[int], fixed: Any, split: bool) -> highs.HighsModel | None:
+    """(2): a HiGHS copy of `model` (its wide counts split if `split`) with the binaries fixed."""
+    hm = _copy(model, split)
+    if hm is not None:
+        _fix(hm, binaries, fixed)
+    return hm
+
+
+def cheaper(model: Model, first: FirstPlan, warm: dict[str, float] | None) -> dict[str, float]:
+    """The search's start: the first plan, or `warm` (a plan of `model` given by the caller, such as an
+    earlier alternative's) where that costs less (on a tie, the first plan: its searches are the ones
+    measured)."""
+    if warm is None or _objective(model, warm) >= _objective(model, first):
+        return first
+    return warm
 
 
 def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float) -> SolveResult:
@@ -125,8 +162,14 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
     copy (`FirstPlan.split`): then from (2) solved again on a whole copy, first thing on its thread (the
     split copy's plan comes sooner, the whole one's serves HiGHS's search better: bench/README.md, issue
     35, tenth round); should that find none, from `plan`."""
-    totals = unit_totals(model)
-    lean = start_highs(model.prob, deadline.remaining(), plan, gap, totals=totals, options=LEAN_SEARCH)
+    if isinstance(plan, FirstPlan) and plan.lean is not None and plan.totals is not None:
+        copy, totals = plan.lean, plan.totals  # made while (1) ran; a copy runs once
+        plan.lean = None
+    else:
+        totals = unit_totals(model)
+        copy = highs_copy(model.prob, gap, totals=totals, options=LEAN_SEARCH)
+    highs.keep_within(copy.h, deadline)
+    lean = armed(copy, deadline.remaining(), plan, gap)
     if highs.TOGETHER_THREADS < 2:  # one core: the lean search first, then HiGHS's if need be
         highs.run(lean.model.h)
         if progress.interrupted() or _proven(lean):
@@ -143,7 +186,7 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
         running.append((full.model.h, background.submit(full.model.h, True, work, also, held)))
         background.wait(running[:1])
         if not progress.interrupted() and _proven(lean):
-            background.stop(keep=[lean.model.h])
+            background.release(keep=[lean.model.h])  # HiGHS's search: not read, not waited for
             return finish(lean)
         background.wait(running[1:])
     return _either(full, lean)
