@@ -244,8 +244,9 @@ def highs_copy(
     options: dict[str, Any] | None = None,
     time_limit: float | None = None,
 ) -> HighsModel:
-    """`start_highs`'s copy of `prob` before its MIP start is given (`armed`): one made ahead, on another
-    thread while something else runs, gets its time limit when it is armed (`highs.keep_within`)."""
+    """`start_highs`'s copy of `prob` before its MIP start is given (`armed`). One made ahead (on another
+    thread while something else runs) without a time limit is given one by its caller before it runs
+    (`highs.keep_within`)."""
     model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob, gap))
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from functools import partial
 from typing import Any
 
@@ -75,6 +76,7 @@ class FirstPlan(dict[str, float]):
     split: bool = False  # (a FirstPlan made otherwise: as a plain plan)
     lean: highs.HighsModel | None = None  # the lean search's copy, made while (1) ran (`highs_copy`)
     totals: list[Total] | None = None  # the model's unit totals (`unit_totals`), made with it
+    gap: float = 0.0  # the gap the lean copy was made for (`search` makes another for any other)
 
 
 def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None:
@@ -93,11 +95,15 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
     hm.set_options(**HIGHS_OPTIONS)  # as every trnplan solve; `_run` sets the gap
     _integrality(hm.h, counts, highspy.HighsVarType.kContinuous)
     split = highs.split_pays(model.prob, gap)
-    with ThreadPoolExecutor(1) as ahead:  # the copies (2) and the lean search run on: made while (1) runs
-        copies = ahead.submit(_copies, model, split, gap)
+    with ThreadPoolExecutor(1) as pool:  # the copies (2) and the lean search run on: made while (1) runs
+        two = highs.TOGETHER_THREADS > 1  # (on one core: after it, only if it found a plan)
+        ahead = pool.submit(copy_context().run, _copies, model, split, gap) if two else None
         relaxed = _run(hm, deadline, gap, "a first plan: counts relaxed")
-        copy, lean, totals = copies.result()
-    if relaxed is None or copy is None:
+        made = None if ahead is None else ahead.result()  # waited for even so: PuLP's `variables()`
+    if relaxed is None:  # sorts the problem's list in place, so nothing else may read it meanwhile
+        return None
+    copy, lean, totals = made or _copies(model, split, gap)
+    if copy is None:
         return None
     fixed = np.array([round(relaxed[j]) for j in binaries], dtype=float)
     _fix(copy, binaries, fixed)
@@ -106,14 +112,15 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
         return None
     plan = FirstPlan({v.name: float(x) for v, x in zip(copy.columns, values, strict=True)})
     plan.binaries, plan.fixed, plan.split, plan.lean, plan.totals = binaries, fixed, split, lean, totals
+    plan.gap = gap
     return plan
 
 
 def _copies(model: Model, split: bool, gap: float
             ) -> tuple[highs.HighsModel | None, highs.HighsModel, list[Total]]:
-    """The copies the first plan and its search will run on, made ahead while (1) runs (on a second
-    core it costs nothing; 1.4 s on 50 x 8): (2)'s (its binaries not yet fixed), the lean search's, and
-    the unit totals the searches are given."""
+    """The copies the first plan and its search will run on, made ahead while (1) runs on a second core
+    (1.4 s on 50 x 8): (2)'s (its binaries not yet fixed), the lean search's (its time limit is given when
+    it runs), and the unit totals the searches are given."""
     totals = unit_totals(model)
     lean = highs_copy(model.prob, gap, totals=totals, options=LEAN_SEARCH)
     return _copy(model, split), lean, totals
@@ -162,7 +169,7 @@ def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float)
     copy (`FirstPlan.split`): then from (2) solved again on a whole copy, first thing on its thread (the
     split copy's plan comes sooner, the whole one's serves HiGHS's search better: bench/README.md, issue
     35, tenth round); should that find none, from `plan`."""
-    if isinstance(plan, FirstPlan) and plan.lean is not None and plan.totals is not None:
+    if isinstance(plan, FirstPlan) and plan.lean is not None and plan.totals is not None and plan.gap == gap:
         copy, totals = plan.lean, plan.totals  # made while (1) ran; a copy runs once
         plan.lean = None
     else:
