@@ -156,7 +156,10 @@ def cheaper(model: Model, first: FirstPlan, warm: dict[str, float] | None) -> di
     measured)."""
     if warm is None or _objective(model, warm) >= _objective(model, first):
         return first
-    return warm
+    plan = FirstPlan(warm)  # with the first plan's lean copy, made for any start (not split: no fabric)
+    plan.lean, plan.totals, plan.gap = first.lean, first.totals, first.gap
+    first.lean = None
+    return plan
 
 
 def search(model: Model, deadline: Deadline, plan: dict[str, float], gap: float) -> SolveResult:
