@@ -102,9 +102,9 @@ def find_alternatives(
     choices are taken in the order of their LP bounds (the best a plan without X could be); once k plans
     are found, a choice whose bound is worse than the k-th cannot enter the top k and is not solved. An
     LP with no solution proves there is no plan without X, with no MILP (listed whatever time the MILPs
-    leave). Each MILP is solved to `gap`,
-    from the best plan found so far that does not choose X (when there is one; a large phased model's,
-    `together`: from the cheaper of that and a first plan of its own). They are searched while
+    leave). Each MILP is solved to `gap`, from the best plan found so far that does not choose X (when
+    there is one; a large phased model's, `together`: from the cheaper of that and a first plan of its
+    own). They are searched while
     `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit or a Ctrl-C
     stopped before anything was found is left out, being neither a plan nor proof of none. Each is solved
     by `search` (`trnplan.optimize.solve_objective`) on `model` (the scenario's, built when not given;
