@@ -4,6 +4,7 @@ today's tree side by side with another (`--base`), in one run.
 
     python bench/alternatives.py --base /tmp/trnplan-base                  # 50 x 8, 3 alternatives, 600 s
     python bench/alternatives.py --cases 25x8,50x8 --limit 300 --alternatives 2
+    python bench/alternatives.py --limit 0                                 # no time limit: as it ends
 
 Each case runs in a fresh process per tree, one after the other, on the same generated phased portfolio
 (`phased_portfolio_specs`, seed 0), through `trnplan.optimize.optimize` as `trnplan optimize --gap 0.0001
@@ -43,10 +44,10 @@ def worker(case: str, k: int, limit: float, gap: float) -> dict[str, Any]:
             plan_ready.append(time.perf_counter() - began)
 
     with progress.watch(heard):
-        solution = optimize(catalog, scenario_id, alternatives=k, gap=gap, time_limit=limit)
+        solution = optimize(catalog, scenario_id, alternatives=k, gap=gap, time_limit=limit or None)
     seconds = time.perf_counter() - began
-    alternatives = [{"without": a.without, "status": a.result.status.value, "gap": a.result.mip_gap}
-                    for a in solution.alternatives]
+    alternatives = [{"without": a.without, "status": a.result.status.value, "gap": a.result.mip_gap,
+                     "stopped": a.result.termination.value} for a in solution.alternatives]
     return {
         "seconds": seconds,
         "plan_s": plan_ready[0] if plan_ready else seconds,
@@ -73,6 +74,8 @@ def _alternatives(row: dict[str, Any], gap: float) -> str:
     for a in row.get("alternatives", []):
         reached = "proven" if a["status"] == "optimal" or (a["gap"] is not None and a["gap"] <= gap) else (
             "-" if a["gap"] is None else f"{a['gap']:.4%}")
+        if reached != "proven" and a.get("stopped"):
+            reached += f" ({a['stopped']})"
         parts.append(f"{a['without']}: {a['status']} {reached}")
     return "; ".join(parts) or "none"
 
@@ -85,7 +88,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="50x8")
     p.add_argument("--alternatives", type=int, default=3)
-    p.add_argument("--limit", type=float, default=600.0, help="seconds for the whole call")
+    p.add_argument("--limit", type=float, default=600.0, help="seconds for the whole call (0: none)")
     p.add_argument("--gap", type=float, default=1e-4)
     p.add_argument("--base", type=Path, help="a checkout of the commit to compare with")
     args = p.parse_args()

@@ -20,7 +20,7 @@ from trnplan.optimize.highs import TOGETHER_THREADS, Background, HighsModel, kee
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, OutOfTime
 from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, SolveStatus, Termination
-from trnplan.optimize.solve import Pending, finish, start_highs
+from trnplan.optimize.solve import Pending, finish, node_limit, start_highs
 
 
 class Search(Protocol):
@@ -81,6 +81,13 @@ ALTERNATIVE_GAP = 1e-4
 """The relative gap each alternative is proven within (the plan's own, when that is wider): their deltas
 are shown to 0.1%, so a proof to the last dollar would buy nothing shown."""
 
+ALTERNATIVE_NODES = 2000
+"""The most branch-and-bound nodes each of an alternative's HiGHS searches takes (`solve.node_limit`): one
+not proven within its gap by then is listed with the gap it reached and what stopped it, so a command
+without a time limit ends, at the same place on every machine. Above what every alternative that proves
+took on the 10 x 8 and 25 x 8 portfolios (1,515 nodes at most); a 50 x 8 one that ran 3,497 nodes in 600 s
+to 0.017% stops near 0.02% (bench/README.md, issue 35, twelfth round)."""
+
 
 def find_alternatives(
     catalog: Catalog,
@@ -104,7 +111,8 @@ def find_alternatives(
     LP with no solution proves there is no plan without X, with no MILP (listed whatever time the MILPs
     leave). Each MILP is solved to `gap`, from the best plan found so far that does not choose X (when
     there is one; a large phased model's, `together`: from the cheaper of that and a first plan of its
-    own). They are searched while
+    own), each of its searches stopping at ALTERNATIVE_NODES nodes at most (one stopped there is listed
+    with the gap it reached). They are searched while
     `time_limit` (seconds, or a Deadline shared with the search) leaves time; one the limit or a Ctrl-C
     stopped before anything was found is left out, being neither a plan nor proof of none. Each is solved
     by `search` (`trnplan.optimize.solve_objective`) on `model` (the scenario's, built when not given;
@@ -131,11 +139,34 @@ def find_alternatives(
         if bound is None:  # the LP without it has no solution: neither has the MILP
             found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
     ranked_choices = [choice for choice in ranked_choices if choice[2] is not None]
+    with node_limit(ALTERNATIVE_NODES):
+        _solve_choices(catalog, scenario_id, model, ranked_choices, found, k, solver, deadline, search, gap,
+                       at_once, ahead)
+    return ranked(catalog, scenario_id, best, found, k)
+
+
+def _solve_choices(
+    catalog: Catalog,
+    scenario_id: str,
+    model: Model,
+    ranked_choices: list[tuple[str, str, float | None]],
+    found: list[AlternativeSolution],
+    k: int,
+    solver: str,
+    deadline: Deadline,
+    search: Search,
+    gap: float,
+    at_once: bool,
+    ahead: Ahead | None,
+) -> None:
+    """`find_alternatives`' MILPs: in rounds where `together` allows, else one after the other by `search`;
+    each found is appended to `found`."""
+    scenario = catalog.scenarios[scenario_id]
     pool = _Found()
     if at_once and together(model, solver, gap):
         pool.plan = _values(model)  # only rounds repair the plan (`_job`)
         _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap, ahead)
-        return ranked(catalog, scenario_id, best, found, k)
+        return
     for kind, item, bound in ranked_choices:
         if deadline.expired or progress.interrupted():
             break
@@ -149,7 +180,6 @@ def find_alternatives(
             break
         if alt is not None:
             found.append(alt)
-    return ranked(catalog, scenario_id, best, found, k)
 
 
 ROUND = 3
@@ -373,7 +403,8 @@ def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: floa
         return None
     ahead = Ahead(Background(TOGETHER_THREADS))
     for i, choice in enumerate(picks):
-        ahead.jobs[choice] = _ready(model, choice, _Found(), deadline, gap)
+        with node_limit(ALTERNATIVE_NODES):  # the copy the first round would make
+            ahead.jobs[choice] = _ready(model, choice, _Found(), deadline, gap)
         if i < AHEAD_THREADS:
             ahead.background.submit(ahead.jobs[choice].model.h)
     return ahead

@@ -11,6 +11,9 @@ from __future__ import annotations
 import functools
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
@@ -254,11 +257,30 @@ def highs_copy(
     if gap > 0:
         model.set_options(mip_rel_gap=float(gap))
     model.set_options(**(options or {}))
+    nodes = _NODES.get()
+    if nodes is not None:
+        model.set_options(mip_max_nodes=min(nodes, int(model.h.getOptionValue("mip_max_nodes")[1])))
     _check_loaded(model)
     if highs.totals_pay(totals or [], gap):
         model.add_totals(totals or [])
     model.add_rows(bounds or [])
     return model
+
+
+_NODES: ContextVar[int | None] = ContextVar("trnplan_search_nodes", default=None)
+
+
+@contextmanager
+def node_limit(nodes: int | None) -> Iterator[None]:
+    """Within the block (and the threads run in its context), every HiGHS search made by `highs_copy`
+    stops after `nodes` branch-and-bound nodes at most (HiGHS's `mip_max_nodes`; the lean search's own
+    limit stays where it is lower); None: no limit. A node limit stops a search at the same place on
+    every machine, as a time limit does not: the alternatives' searches (`alternatives.ALTERNATIVE_NODES`)."""
+    token = _NODES.set(nodes)
+    try:
+        yield
+    finally:
+        _NODES.reset(token)
 
 
 def armed(model: HighsModel, time_limit: float | None, start: dict[str, float] | None, gap: float) -> Pending:

@@ -6,12 +6,12 @@ economics, what binds and alternatives.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trnplan.catalog import Catalog, inputs_digest
 from trnplan.costs import evaluate_decisions, objective_unit, objective_value
 from trnplan.errors import SolverError
-from trnplan.optimize.solution import AlternativeSolution, Solution, SolveResult, SolveStatus
+from trnplan.optimize.solution import AlternativeSolution, Solution, SolveResult, SolveStatus, Termination
 from trnplan.plan.body import economics, period_parts, plan_body, workload_part
 from trnplan.plan.check import check_plan
 from trnplan.plan.file import plan_from_dict
@@ -51,7 +51,26 @@ def alternative_entry(
         objective=value,
         delta_pct=round(delta, 4),
         status=alt.result.status.value,
+        **_stopped(alt.result),
     )
+
+
+STOPPED = {
+    Termination.TIME_LIMIT: "time limit",
+    Termination.SOLUTION_LIMIT: "node limit",  # HiGHS's status at `mip_max_nodes` (`solve.node_limit`)
+    Termination.ITERATION_LIMIT: "iteration limit",
+    Termination.INTERRUPT: "interrupted",
+}
+
+
+def _stopped(result: SolveResult) -> dict[str, Any]:
+    """An alternative's search that a limit or Ctrl-C ended before its gap was proven: what stopped it and
+    the gap it reached (rounded to 6 significant figures: a gap is not a figure to the dollar)."""
+    stopped = STOPPED.get(result.termination)
+    if stopped is None or result.status is not SolveStatus.FEASIBLE:
+        return {}
+    gap = None if result.mip_gap is None else float(f"{result.mip_gap:.6g}")
+    return {"stopped": stopped, "mip_gap": gap}
 
 
 def _bound(value: float, result: SolveResult) -> float | None:

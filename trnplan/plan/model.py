@@ -145,8 +145,14 @@ class SiteSection(Part):
     utilization: Utilization | None = None
 
 
+StoppedText = Literal["time limit", "node limit", "iteration limit", "interrupted"]
+
+
 class Alternative(Part):
-    """The best plan without one choice of the optimum; without the figures when none meets the scenario."""
+    """The best plan without one choice of the optimum; without the figures when none meets the scenario.
+    `stopped`: what ended its search before the alternatives' gap was proven (absent: it was proven, or
+    no plan meets the scenario without the choice), and `mip_gap` the relative gap it was proven within
+    then (absent: unknown)."""
 
     without: str
     choice: str
@@ -156,6 +162,8 @@ class Alternative(Part):
     effective_fp8_pflops: Amount | None = None
     objective: float | None = None
     delta_pct: float | None = None
+    stopped: StoppedText | None = None
+    mip_gap: Annotated[float, Field(ge=0)] | None = None
 
     @property
     def feasible(self) -> bool:

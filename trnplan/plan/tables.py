@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from trnplan.numbers import cents
+from trnplan.numbers import cents, fmt
 from trnplan.plan.model import Alternative, Plan
 from trnplan.safetext import CsvCell, csv_text
 
@@ -100,6 +100,16 @@ def alternative_rows(plan: Plan) -> list[tuple[list[str], Alternative]]:
         else:
             rows.append(([alt.without], alt))
     return rows
+
+
+def stopped_text(alt: Alternative) -> str:
+    """Why an alternative is not proven, in words: 'stopped at the node limit, within 0.038% of its bound'
+    (a Ctrl-C: 'interrupted, ...'); '' for one that was proven."""
+    if not alt.stopped:
+        return ""
+    how = "interrupted" if alt.stopped == "interrupted" else f"stopped at the {alt.stopped}"
+    gap = "gap unknown" if alt.mip_gap is None else f"within {fmt(alt.mip_gap, 'pct')} of its bound"
+    return f"{how}, {gap}"
 
 
 SMALL_SHARE = 0.1

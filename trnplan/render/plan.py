@@ -10,8 +10,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from trnplan.numbers import fmt
-from trnplan.plan.model import Objective, Plan
-from trnplan.plan.tables import SMALL_SHARE, SmallChoice, alternative_rows, small_choices
+from trnplan.plan.model import Alternative, Objective, Plan
+from trnplan.plan.tables import SMALL_SHARE, SmallChoice, alternative_rows, small_choices, stopped_text
 from trnplan.render.sites import site_tables
 from trnplan.render.tables import Col, Grid, spaced
 
@@ -204,21 +204,32 @@ def _alternatives(plan: Plan) -> Grid:
         + (f"; {RATIO_HEADER}: FP8 PFLOPs per million USD of TCO, the ratio optimised" if ratio else ""),
     )
     merged = False
+    unproven: list[str] = []
     for i, (withouts, alt) in enumerate(alternative_rows(plan), 1):
         merged = merged or len(withouts) > 1
-        feasible = alt.feasible
-        cells = [fmt(alt.tco_usd, "usd"), fmt(alt.fp8_pflops, "pflops")] if feasible else ["-", "-"]
-        if effective:
-            cells.append(fmt(alt.effective_fp8_pflops, "pflops") if feasible else "-")
-        if ratio:
-            cells.append(f"{alt.objective:,.3f}" if feasible and alt.objective is not None else "-")
-        cells.append(delta_text(alt.delta_pct or 0.0) if feasible else "infeasible")
+        if alt.feasible and alt.stopped:
+            unproven.append(f"#{i} {stopped_text(alt)}")
         # a line per site, and one per further option of a site (indented under its first)
         choice = alt.choice.replace("; ", "\n").replace(" + ", " +\n  ")
-        t.add_row(str(i), "\n".join(withouts), choice, *cells)
+        t.add_row(str(i), "\n".join(withouts), choice, *_alternative_figures(alt, effective, ratio))
     if merged:
         t.caption = f"{t.caption}; several without: the same plan is the best without each of them"
+    if unproven:
+        t.caption = f"{t.caption}; *: not proven: " + "; ".join(unproven)
     return t
+
+
+def _alternative_figures(alt: Alternative, effective: bool, ratio: bool) -> list[str]:
+    """An alternative's figures: TCO, FP8 (effective, the ratio where shown) and its change, marked `*`
+    where a limit stopped its search before its proof; '-' and 'infeasible' where there is no plan."""
+    if not alt.feasible:
+        return ["-", "-"] + (["-"] if effective else []) + (["-"] if ratio else []) + ["infeasible"]
+    cells = [fmt(alt.tco_usd, "usd"), fmt(alt.fp8_pflops, "pflops")]
+    if effective:
+        cells.append(fmt(alt.effective_fp8_pflops, "pflops"))
+    if ratio:
+        cells.append(f"{alt.objective:,.3f}" if alt.objective is not None else "-")
+    return [*cells, delta_text(alt.delta_pct or 0.0) + ("*" if alt.stopped else "")]
 
 
 def _small_choices(plan: Plan, small: list[SmallChoice]) -> Grid:

@@ -16,7 +16,7 @@ from trnplan.diff.attribution import tco_parts_cents
 from trnplan.diff.model import OPEX_CATEGORIES
 from trnplan.numbers import money_short, plain, quantity_text, usd_text
 from trnplan.plan.model import Plan
-from trnplan.plan.tables import alternative_rows
+from trnplan.plan.tables import alternative_rows, stopped_text
 from trnplan.report import charts
 from trnplan.report.floorplan import caption, colours, floor_plan, legend
 from trnplan.report.sweep import sweep_summary
@@ -199,7 +199,8 @@ def _alternatives(plan: Plan) -> str:
         out.append("<h3>What binds</h3><ul class=\"plain\">"
                    + "".join(f"<li>{escape(b)}</li>" for b in plan.binding) + "</ul>")
     if plan.alternatives:
-        rows = [(", ".join(withouts), a.status, money_short(a.tco_usd) if a.tco_usd is not None else "—",
+        rows = [(", ".join(withouts), f"{a.status}, {stopped_text(a)}" if a.stopped else a.status,
+                 money_short(a.tco_usd) if a.tco_usd is not None else "—",
                  f"{a.delta_pct:+.3f}%" if a.delta_pct is not None else "—")
                 for withouts, a in alternative_rows(plan)]
         out.append("<h3>Next-best plans</h3>" + _table(
