@@ -74,7 +74,7 @@ def _alternatives(row: dict[str, Any], gap: float) -> str:
     for a in row.get("alternatives", []):
         reached = "proven" if a["status"] == "optimal" or (a["gap"] is not None and a["gap"] <= gap) else (
             "-" if a["gap"] is None else f"{a['gap']:.4%}")
-        if reached != "proven" and a.get("stopped"):
+        if reached not in ("proven", "-") and a.get("stopped"):
             reached += f" ({a['stopped']})"
         parts.append(f"{a['without']}: {a['status']} {reached}")
     return "; ".join(parts) or "none"

@@ -91,6 +91,32 @@ def test_the_plan_file_keeps_what_stopped_it(stopped_plan: Any, tmp_path: Path) 
         Alternative(without="form x", choice="c", status="feasible", stopped="bored")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("fields", [
+    {"status": "optimal", "tco_usd": 1.0, "stopped": "node limit"},  # proven, yet stopped
+    {"status": "infeasible", "stopped": "time limit"},  # no plan, yet stopped
+    {"status": "feasible", "tco_usd": 1.0, "mip_gap": 0.001},  # a gap without a limit
+    {"status": "feasible", "tco_usd": 1.0, "stopped": "node limit", "mip_gap": -0.1},
+])
+def test_a_plan_file_that_contradicts_itself_is_refused(fields: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        Alternative(without="form x", choice="c", **fields)
+
+
+def test_a_stopped_alternative_is_never_merged_into_a_proven_ones_row(stopped_plan: Any) -> None:
+    """Two choices whose best plans are the same plan share a row, unless a limit stopped either search:
+    its row must carry its own mark."""
+    from trnplan.plan.tables import alternative_rows
+
+    alt = next(a for a in stopped_plan.alternatives if a.stopped)
+    proven = alt.model_copy(update={"without": "form other", "stopped": None, "mip_gap": None})
+    plan = stopped_plan.model_copy(update={"alternatives": [proven, alt]})
+    rows = alternative_rows(plan)
+    assert [w for w, _a in rows] == [["form other"], [alt.without]]
+    twin = proven.model_copy(update={"without": "form third"})
+    merged = alternative_rows(stopped_plan.model_copy(update={"alternatives": [proven, twin]}))
+    assert [w for w, _a in merged] == [["form other", "form third"]]  # as before, when both are proven
+
+
 def test_the_table_marks_it_and_says_why_and_the_report_too(stopped_plan: Any) -> None:
     plan = stopped_plan
     text = printed(render_plan(plan), 200)
@@ -108,9 +134,10 @@ def test_the_table_marks_it_and_says_why_and_the_report_too(stopped_plan: Any) -
 
 
 def test_stopped_text_names_the_limit_and_the_gap() -> None:
-    alt = Alternative(without="form x", choice="c", status="feasible", stopped="time limit", mip_gap=0.000383)
+    alt = Alternative(without="form x", choice="c", status="feasible", tco_usd=1.0, stopped="time limit",
+                      mip_gap=0.000383)
     assert stopped_text(alt) == "stopped at the time limit, within 0.038% of its bound"
-    alt = Alternative(without="form x", choice="c", status="feasible", stopped="interrupted")
+    alt = Alternative(without="form x", choice="c", status="feasible", tco_usd=1.0, stopped="interrupted")
     assert stopped_text(alt) == "interrupted, gap unknown"
     assert stopped_text(Alternative(without="form x", choice="c", status="feasible")) == ""
 
@@ -119,7 +146,7 @@ def test_a_large_phased_models_alternatives_stop_at_the_limit_too(monkeypatch: p
     """The path of the first plans (lean and HiGHS's searches, `relaxed.search`): both searches of an
     alternative have the limit, the plan's have none."""
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
-    monkeypatch.setattr(alternatives, "ALTERNATIVE_NODES", 3)
+    monkeypatch.setattr(alternatives, "ALTERNATIVE_NODES", 1)
     catalog = load_portfolio(phased_portfolio_specs(5, 3, 1))
     (scenario_id,) = catalog.scenarios
     solve = sys.modules["trnplan.optimize.solve"]  # (the package's `solve` is the function)
@@ -131,14 +158,53 @@ def test_a_large_phased_models_alternatives_stop_at_the_limit_too(monkeypatch: p
         limits.append((stage[0], int(model.h.getOptionValue("mip_max_nodes")[1])))
         return real(model, *args)
 
+    first_plans: list[tuple[str, int]] = []  # the first plans' MILPs, run on the caller's thread
+    run = relaxed.highs.run
+
+    def noted(h: Any) -> None:
+        if "a first plan" in stage[0]:
+            first_plans.append((stage[0], int(h.getOptionValue("mip_max_nodes")[1])))
+        run(h)
+
     monkeypatch.setattr(solve, "armed", armed)
     monkeypatch.setattr(relaxed, "armed", armed)
+    monkeypatch.setattr(relaxed.highs, "run", noted)
     with progress.watch(lambda p: stage.__setitem__(0, p.stage)):
         solution = optimize(catalog, scenario_id, alternatives=2, gap=1e-4)
     of_plan = sorted(n for s, n in limits if s.startswith("solving"))
     of_alternatives = [n for s, n in limits if s.startswith("alternative")]
     assert of_plan[0] == relaxed.LEAN_NODES and of_plan[-1] > 10**9  # the lean search's own, and none
-    assert len(of_alternatives) >= 2 * len(solution.alternatives) and all(n <= 3 for n in of_alternatives)
-    for alt in solution.alternatives:
-        if alt.result.termination is Termination.SOLUTION_LIMIT:
-            assert alt.result.mip_gap is not None and alt.result.mip_gap > alternatives.ALTERNATIVE_GAP
+    assert len(of_alternatives) >= len(solution.alternatives) and all(n <= 1 for n in of_alternatives)
+    assert {n for s, n in first_plans if s.startswith("solving")} == {2147483647}  # the plan's: none
+    assert {n for s, n in first_plans if s.startswith("alternative")} == {1}
+
+
+def test_a_ratio_step_stopped_at_its_node_limit_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """max_perf_per_tco: the best plan may be an earlier step's (each proven for its own ratio); when a
+    later step is stopped unconverged, what stopped that step is what the result says, not "optimal"."""
+    from dataclasses import replace
+
+    import trnplan.optimize as optimize_pkg
+    from trnplan.optimize import build_model, solve_objective
+    from trnplan.optimize.solution import SolveStatus
+
+    catalog = load_specs([REPO / "specs"])
+    model = build_model(catalog, "perf-per-tco")
+    steps: list[Any] = []
+    real = optimize_pkg.solve
+
+    def second_stopped(prob: Any, *args: Any, **kw: Any) -> Any:
+        """Step 1 solved; step 2 stopped at its node limit holding step 1's plan (no better ratio)."""
+        if not steps:
+            steps.append((real(prob, *args, **kw), {v.name: v.varValue for v in prob.variables()}))
+            return steps[0][0]
+        first, values = steps[0]
+        for v in prob.variables():
+            v.varValue = values[v.name]
+        steps.append(None)
+        return replace(first, status=SolveStatus.FEASIBLE, termination=Termination.SOLUTION_LIMIT)
+
+    monkeypatch.setattr(optimize_pkg, "solve", second_stopped)
+    result, _decisions, iterations = solve_objective(model, "highs", None)
+    assert iterations == 2 and result.status is SolveStatus.FEASIBLE
+    assert result.termination is Termination.SOLUTION_LIMIT

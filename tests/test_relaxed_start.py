@@ -324,6 +324,7 @@ def test_ctrl_c_before_the_full_search_began_keeps_the_lean_searchs_plan(
         result = relaxed.search(model, Deadline(None), plan, 1e-3)
     assert finished == [highs_no_limit(), 0]  # HiGHS's search had no plan: the lean one's is kept
     assert result.status is SolveStatus.FEASIBLE
+    assert result.termination is Termination.INTERRUPT  # what stopped the whole, not the lean one's nodes
     values = {v.name: v.varValue for v in model.prob.variables()}
     assert violations(model.prob, values) == []
     assert result.objective == pytest.approx(sum(v.varValue * c for v, c in model.prob.objective.items())

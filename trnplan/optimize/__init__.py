@@ -148,6 +148,7 @@ def _dinkelbach(
     best: tuple[float, SolveResult, Decisions] | None = None
     converged = False
     iteration = 0
+    stopped_by = Termination.ITERATION_LIMIT  # what ended the steps unconverged: MAX_DINKELBACH, or a step's
     for iteration in range(1, MAX_DINKELBACH + 1):
         set_objective(model, "dinkelbach", ratio)
         if deadline.expired:
@@ -159,6 +160,7 @@ def _dinkelbach(
         if not result.status.has_solution:
             if best is None:
                 return result, None, iteration
+            stopped_by = result.termination
             break
         perf, tco = value_of(model.perf), value_of(model.tco)
         decisions = extract(model)
@@ -167,6 +169,7 @@ def _dinkelbach(
         if best is None or perf / tco > best[0] * (1 + 1e-12):
             best = (perf / tco, result, decisions)
         if result.status is not SolveStatus.OPTIMAL or progress.interrupted():
+            stopped_by = Termination.INTERRUPT if progress.interrupted() else result.termination
             break
         if perf - ratio * tco <= 1e-9 * max(1.0, perf):
             converged = True  # proven: no plan beats `ratio`, which the best plan attains
@@ -175,14 +178,15 @@ def _dinkelbach(
     assert best is not None
     _ratio, result_best, decisions_best = best
     if not converged:
-        # Stopped early (a limit, or too many iterations): the ratio is not proven optimal.
+        # Stopped early (a limit, or too many iterations): the ratio is not proven optimal, and the step
+        # that stopped says why (the best plan may be an earlier step's, proven for its own ratio).
         result_best = SolveResult(
             SolveStatus.FEASIBLE,
             result_best.solver,
             result_best.version,
             None,
             result_best.objective,
-            result_best.termination,
+            stopped_by,
         )
     return result_best, decisions_best, iteration
 

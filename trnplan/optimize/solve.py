@@ -257,9 +257,7 @@ def highs_copy(
     if gap > 0:
         model.set_options(mip_rel_gap=float(gap))
     model.set_options(**(options or {}))
-    nodes = _NODES.get()
-    if nodes is not None:
-        model.set_options(mip_max_nodes=min(nodes, int(model.h.getOptionValue("mip_max_nodes")[1])))
+    limit_nodes(model)
     _check_loaded(model)
     if highs.totals_pay(totals or [], gap):
         model.add_totals(totals or [])
@@ -272,15 +270,23 @@ _NODES: ContextVar[int | None] = ContextVar("trnplan_search_nodes", default=None
 
 @contextmanager
 def node_limit(nodes: int | None) -> Iterator[None]:
-    """Within the block (and the threads run in its context), every HiGHS search made by `highs_copy`
-    stops after `nodes` branch-and-bound nodes at most (HiGHS's `mip_max_nodes`; the lean search's own
-    limit stays where it is lower); None: no limit. A node limit stops a search at the same place on
-    every machine, as a time limit does not: the alternatives' searches (`alternatives.ALTERNATIVE_NODES`)."""
+    """Within the block (and the threads run in its context), every HiGHS search made by `highs_copy` (and
+    the first plan's MILPs, `relaxed`) stops after `nodes` branch-and-bound nodes at most (HiGHS's
+    `mip_max_nodes`; the lean search's own limit stays where it is lower); None: no limit. A node limit
+    stops a search at the same place on every machine, as a time limit does not: the alternatives'
+    searches (`alternatives.ALTERNATIVE_NODES`)."""
     token = _NODES.set(nodes)
     try:
         yield
     finally:
         _NODES.reset(token)
+
+
+def limit_nodes(model: HighsModel) -> None:
+    """`model`'s node limit: the lower of its own and that of the `node_limit` block it is made in."""
+    nodes = _NODES.get()
+    if nodes is not None:
+        model.set_options(mip_max_nodes=min(nodes, int(model.h.getOptionValue("mip_max_nodes")[1])))
 
 
 def armed(model: HighsModel, time_limit: float | None, start: dict[str, float] | None, gap: float) -> Pending:

@@ -65,12 +65,11 @@ STOPPED = {
 
 def _stopped(result: SolveResult) -> dict[str, Any]:
     """An alternative's search that a limit or Ctrl-C ended before its gap was proven: what stopped it and
-    the gap it reached (rounded to 6 significant figures: a gap is not a figure to the dollar)."""
+    the gap it reached (None: unknown)."""
     stopped = STOPPED.get(result.termination)
     if stopped is None or result.status is not SolveStatus.FEASIBLE:
         return {}
-    gap = None if result.mip_gap is None else float(f"{result.mip_gap:.6g}")
-    return {"stopped": stopped, "mip_gap": gap}
+    return {"stopped": stopped, "mip_gap": result.mip_gap}
 
 
 def _bound(value: float, result: SolveResult) -> float | None:

@@ -165,6 +165,15 @@ class Alternative(Part):
     stopped: StoppedText | None = None
     mip_gap: Annotated[float, Field(ge=0)] | None = None
 
+    @model_validator(mode="after")
+    def _stopped_means_a_plan(self) -> Alternative:
+        if self.stopped is not None and (self.status != "feasible" or self.tco_usd is None):
+            raise ValueError("an alternative stopped at a limit is a feasible plan with its figures, not "
+                             f"{self.status!r}" + (" without a TCO" if self.tco_usd is None else ""))
+        if self.mip_gap is not None and self.stopped is None:
+            raise ValueError("mip_gap is given only for an alternative stopped at a limit (`stopped`)")
+        return self
+
     @property
     def feasible(self) -> bool:
         return self.tco_usd is not None

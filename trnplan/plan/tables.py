@@ -90,11 +90,13 @@ def plans_to_csv(plans: Sequence[Plan], table: str) -> str:
 def alternative_rows(plan: Plan) -> list[tuple[list[str], Alternative]]:
     """The plan's alternatives with identical ones merged: the same plan found as the best without each of
     several choices (without cooling liquid and without the only liquid form, say) is one row naming all
-    of them, in the order of the first. Plans that do not exist stay a row each: each alone is infeasible."""
+    of them, in the order of the first. Plans that do not exist stay a row each: each alone is infeasible;
+    so does one a limit stopped before its proof (its row says so: `stopped_text`)."""
     rows: list[tuple[list[str], Alternative]] = []
     for alt in plan.alternatives:
         same = next((r for r in rows if alt.feasible and r[1].feasible and r[1].choice == alt.choice
-                     and cents(r[1].tco_usd or 0) == cents(alt.tco_usd or 0)), None)
+                     and cents(r[1].tco_usd or 0) == cents(alt.tco_usd or 0)
+                     and not alt.stopped and not r[1].stopped), None)  # each unproven one: a row
         if same is not None:
             same[0].append(alt.without)
         else:
@@ -127,6 +129,7 @@ class SmallChoice:
     share: float
     delta_usd: float | None
     delta_pct: float | None
+    stopped: str = ""  # its alternative's search stopped before its proof, in words (`stopped_text`)
 
 
 def small_choices(plan: Plan) -> list[SmallChoice]:
@@ -148,5 +151,5 @@ def small_choices(plan: Plan) -> list[SmallChoice]:
         priced = alt.tco_usd is not None and minimising
         delta = alt.tco_usd - plan.totals.tco_usd if priced and alt.tco_usd is not None else None
         out.append(SmallChoice(alt.without, sum(d.units for d in using), chips, chips / total, delta,
-                               alt.delta_pct if alt.feasible else None))
+                               alt.delta_pct if alt.feasible else None, stopped_text(alt)))
     return out

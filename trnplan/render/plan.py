@@ -243,8 +243,14 @@ def _small_choices(plan: Plan, small: list[SmallChoice]) -> Grid:
     if any(c.delta_usd is not None and c.delta_usd < 0 for c in small):
         t.caption = (f"{t.caption}; a minus: the best plan without it came out that much cheaper, within the "
                      "gap the plan and its alternatives are proven to")
+    unproven = []
     for c in small:
         worse = fmt(c.delta_usd, "usd", signed=True) if c.delta_usd is not None else "-"
         change = fmt(c.delta_pct / 100, "pct", signed=True) if c.delta_pct is not None else "infeasible"
+        if c.stopped and c.delta_pct is not None:
+            change += "*"
+            unproven.append(f"without {c.without}: {c.stopped}")
         t.add_row(c.without, fmt(c.units, "int"), fmt(c.chips, "int"), fmt(c.share, "pct"), worse, change)
+    if unproven:
+        t.caption = f"{t.caption}; *: not proven: " + "; ".join(unproven)
     return t

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -29,8 +30,16 @@ from trnplan.optimize.build import unit_totals
 from trnplan.optimize.highs import Total
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
-from trnplan.optimize.solution import SolveResult
-from trnplan.optimize.solve import HIGHS_OPTIONS, Pending, armed, finish, highs_copy, start_highs
+from trnplan.optimize.solution import SolveResult, Termination
+from trnplan.optimize.solve import (
+    HIGHS_OPTIONS,
+    Pending,
+    armed,
+    finish,
+    highs_copy,
+    limit_nodes,
+    start_highs,
+)
 
 FIRST_PLAN_MIN_SITE_PERIODS = 300
 """The first plan is made for phased models of at least this many site-periods (sites x periods): 50 x 8
@@ -93,6 +102,7 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
     if not counts or not binaries:
         return None
     hm.set_options(**HIGHS_OPTIONS)  # as every trnplan solve; `_run` sets the gap
+    limit_nodes(hm)  # an alternative's (`alternatives.ALTERNATIVE_NODES`)
     _integrality(hm.h, counts, highspy.HighsVarType.kContinuous)
     split = highs.split_pays(model.prob, gap)
     with ThreadPoolExecutor(1) as pool:  # the copies (2) and the lean search run on: made while (1) runs
@@ -132,6 +142,7 @@ def _copy(model: Model, split: bool) -> highs.HighsModel | None:
     if not hm.loaded:
         return None
     hm.set_options(**HIGHS_OPTIONS)
+    limit_nodes(hm)
     return hm
 
 
@@ -232,10 +243,15 @@ def _run_full(full: Pending, again: highs.HighsModel | None, deadline: Deadline,
 
 def _either(full: Pending, lean: Pending) -> SolveResult:
     """HiGHS's search's answer; the lean one's where HiGHS's has no plan (Ctrl-C stopped it before it had
-    begun, or the time left it none)."""
+    begun, or the time left it none: what stopped HiGHS's search is then what stopped the whole, not the
+    lean search's own LEAN_NODES)."""
     result = finish(full)
     if not result.status.has_solution:
-        return finish(lean)
+        fallback = finish(lean)
+        if fallback.termination is Termination.SOLUTION_LIMIT:
+            why = Termination.INTERRUPT if progress.interrupted() else result.termination
+            return replace(fallback, termination=why)
+        return fallback
     return result
 
 
