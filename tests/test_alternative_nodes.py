@@ -147,6 +147,7 @@ def test_a_large_phased_models_alternatives_stop_at_the_limit_too(monkeypatch: p
     alternative have the limit, the plan's have none."""
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
     monkeypatch.setattr(alternatives, "ALTERNATIVE_NODES", 1)
+    monkeypatch.setattr(relaxed.highs, "TOGETHER_THREADS", 2)  # the searches on threads, as on 2 cores
     catalog = load_portfolio(phased_portfolio_specs(5, 3, 1))
     (scenario_id,) = catalog.scenarios
     solve = sys.modules["trnplan.optimize.solve"]  # (the package's `solve` is the function)
@@ -208,3 +209,43 @@ def test_a_ratio_step_stopped_at_its_node_limit_says_so(monkeypatch: pytest.Monk
     result, _decisions, iterations = solve_objective(model, "highs", None)
     assert iterations == 2 and result.status is SolveStatus.FEASIBLE
     assert result.termination is Termination.SOLUTION_LIMIT
+
+
+def test_ratio_steps_the_deadline_stopped_say_time_limit() -> None:
+    """The deadline passes during step 1 (proven): the steps stop unconverged, at the time limit."""
+    import trnplan.optimize as optimize_pkg
+    from trnplan.optimize import build_model, solve_objective
+    from trnplan.optimize.progress import Deadline
+    from trnplan.optimize.solution import SolveStatus
+
+    model = build_model(load_specs([REPO / "specs"]), "perf-per-tco")
+    now = [0.0]
+    real = optimize_pkg.solve
+
+    def slow(*args: Any, **kw: Any) -> Any:
+        result = real(*args, **kw)
+        now[0] += 1000.0
+        return result
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(optimize_pkg, "solve", slow)
+        deadline = Deadline(100.0, clock=lambda: now[0])
+        result, _decisions, _iterations = solve_objective(model, "highs", deadline)
+    assert result.status is SolveStatus.FEASIBLE and result.termination is Termination.TIME_LIMIT
+
+
+def test_small_choices_mark_an_alternative_that_was_stopped() -> None:
+    """moe-144 puts a few units on the 320-lane switch; were its alternative stopped, its row says so."""
+    from trnplan.plan.tables import small_choices
+
+    plan = read_plan(REPO / "plans" / "moe-144.yaml")
+    small = small_choices(plan)
+    assert small and not any(c.stopped for c in small)
+    without = small[0].without
+    alternatives_ = [a.model_copy(update={"stopped": "node limit", "mip_gap": 0.0003}) if a.without == without
+                     else a for a in plan.alternatives]
+    marked = plan.model_copy(update={"alternatives": alternatives_})
+    text = " ".join(printed(render_plan(marked), 200).split())
+    assert f"without {without}: stopped at the node limit, within 0.03% of its bound" in text
+    before = " ".join(printed(render_plan(plan), 200).split())
+    assert "not proven" not in before

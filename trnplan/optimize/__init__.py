@@ -154,6 +154,7 @@ def _dinkelbach(
         if deadline.expired:
             if best is None:
                 return out_of_time(solver), None, iteration
+            stopped_by = Termination.TIME_LIMIT
             break
         with progress.reading(1.0, "", f"ratio step {iteration}"):
             result = solve(model.prob, solver, deadline.remaining())

@@ -248,7 +248,8 @@ def _either(full: Pending, lean: Pending) -> SolveResult:
     result = finish(full)
     if not result.status.has_solution:
         fallback = finish(lean)
-        if fallback.termination is Termination.SOLUTION_LIMIT:
+        stopped = result.termination.is_limit or result.termination is Termination.INTERRUPT
+        if fallback.termination is Termination.SOLUTION_LIMIT and (stopped or progress.interrupted()):
             why = Termination.INTERRUPT if progress.interrupted() else result.termination
             return replace(fallback, termination=why)
         return fallback
