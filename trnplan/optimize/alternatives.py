@@ -139,47 +139,27 @@ def find_alternatives(
         if bound is None:  # the LP without it has no solution: neither has the MILP
             found.append(AlternativeSolution(f"{kind} {item}", _no_plan(solver)))
     ranked_choices = [choice for choice in ranked_choices if choice[2] is not None]
-    with node_limit(ALTERNATIVE_NODES):
-        _solve_choices(catalog, scenario_id, model, ranked_choices, found, k, solver, deadline, search, gap,
-                       at_once, ahead)
+    with node_limit(ALTERNATIVE_NODES):  # each MILP's searches (`ALTERNATIVE_NODES`)
+        pool = _Found()
+        if at_once and together(model, solver, gap):
+            pool.plan = _values(model)  # only rounds repair the plan (`_job`)
+            _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap,
+                       ahead)
+            return ranked(catalog, scenario_id, best, found, k)
+        for kind, item, bound in ranked_choices:
+            if deadline.expired or progress.interrupted():
+                break
+            if bound is None or _cannot_enter(scenario.objective, bound, pool.kept, k):
+                continue
+            pool.solved += 1
+            label = f"alternative {pool.solved} ({k} asked): without {kind} {item}"
+            alt = _without(catalog, scenario_id, model, (kind, item), pool, label,
+                           lambda m, start, warm: search(m, solver, deadline, start, gap=gap, warm=warm))
+            if progress.interrupted():
+                break
+            if alt is not None:
+                found.append(alt)
     return ranked(catalog, scenario_id, best, found, k)
-
-
-def _solve_choices(
-    catalog: Catalog,
-    scenario_id: str,
-    model: Model,
-    ranked_choices: list[tuple[str, str, float | None]],
-    found: list[AlternativeSolution],
-    k: int,
-    solver: str,
-    deadline: Deadline,
-    search: Search,
-    gap: float,
-    at_once: bool,
-    ahead: Ahead | None,
-) -> None:
-    """`find_alternatives`' MILPs: in rounds where `together` allows, else one after the other by `search`;
-    each found is appended to `found`."""
-    scenario = catalog.scenarios[scenario_id]
-    pool = _Found()
-    if at_once and together(model, solver, gap):
-        pool.plan = _values(model)  # only rounds repair the plan (`_job`)
-        _in_rounds(catalog, scenario_id, model, ranked_choices, pool, found, k, solver, deadline, gap, ahead)
-        return
-    for kind, item, bound in ranked_choices:
-        if deadline.expired or progress.interrupted():
-            break
-        if bound is None or _cannot_enter(scenario.objective, bound, pool.kept, k):
-            continue
-        pool.solved += 1
-        label = f"alternative {pool.solved} ({k} asked): without {kind} {item}"
-        alt = _without(catalog, scenario_id, model, (kind, item), pool, label,
-                       lambda m, start, warm: search(m, solver, deadline, start, gap=gap, warm=warm))
-        if progress.interrupted():
-            break
-        if alt is not None:
-            found.append(alt)
 
 
 ROUND = 3
