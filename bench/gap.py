@@ -44,10 +44,13 @@ TARGETS: dict[tuple[str, float], float] = {
 """(case, gap): seconds, issue 35's targets."""
 
 
-def worker(case: str, gap: float, limit: float, seed: int = 0) -> dict[str, Any]:
+def worker(case: str, gap: float, limit: float, seed: int = 0, options: str = "") -> dict[str, Any]:
     """One solve in this process (the tree on sys.path): seconds, status, gap reached, objective; `seed` is
-    the generated portfolio's."""
+    the generated portfolio's; `options` (`K=V;K=V`, bench/phased.py's `--highs-options`): HiGHS options
+    on top of trnplan's for every HiGHS instance of this process."""
     import inspect
+
+    from phased_probe import parse_options
 
     from trnplan.optimize import build_model, progress, solve_objective
     from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs, portfolio_specs
@@ -57,6 +60,7 @@ def worker(case: str, gap: float, limit: float, seed: int = 0) -> dict[str, Any]
     data = phased_portfolio_specs(sites, quarters, seed) if phased else portfolio_specs(sites, seed=seed)
     catalog = load_portfolio(data)
     (scenario_id,) = catalog.scenarios
+    sys.modules["trnplan.optimize.solve"].HIGHS_OPTIONS.update(parse_options(options))
     kwargs: dict[str, Any] = {}
     if "gap" in inspect.signature(solve_objective).parameters:
         kwargs["gap"] = gap
@@ -126,7 +130,8 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         case, gap, limit = sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
         seed = int(sys.argv[5]) if len(sys.argv) > 5 else 0
-        print(json.dumps(worker(case, gap, limit, seed)))
+        options = sys.argv[6] if len(sys.argv) > 6 else ""
+        print(json.dumps(worker(case, gap, limit, seed, options)))
         return
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="life,10x8,25x8,50x8,25x16,50x1,200x1")

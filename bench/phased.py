@@ -27,6 +27,10 @@ the row `base` and the ratio base / today, side by side in one run.
 With `--highs-seeds`, each model is solved once per HiGHS random seed (`trnplan.optimize.highs.HIGHS_SEED`;
 trnplan itself always uses 0; shown as MODEL@SEED): the same model, another search; a line per model
 says whether the seeds that proved found the same optimum.
+With `--highs-options K=V[;K=V...]`, today's model is solved with these HiGHS options on top of
+trnplan's (`trnplan.optimize.solve.HIGHS_OPTIONS`, every HiGHS instance of its process: in this one, or
+with `--base` in today's fresh process, the base's keeping its own), e.g. `parallel=on;threads=2` for
+HiGHS's parallel tree search (every instance of a process must then ask for the same threads).
 Timings are printed, never asserted in tests.
 """
 
@@ -83,13 +87,14 @@ def _agreement(model: str, runs: list[dict[str, Any]]) -> str:
     return f"  {model}: **the seeds' optima differ**: {', '.join(f'{v:.4f}' for v in proven)}"
 
 
-def in_tree(tree: Path, case: str, gap: float, limit: float, seed: int) -> dict[str, Any]:
+def in_tree(tree: Path, case: str, gap: float, limit: float, seed: int, options: str = "") -> dict[str, Any]:
     """The *today* model of `case` (the portfolio of `seed`) solved to `gap` by the trnplan of `tree`, in a
-    fresh process (bench/gap.py's worker: the tree's own build and search, one deadline of `limit` s)."""
+    fresh process (bench/gap.py's worker: the tree's own build and search, one deadline of `limit` s), with
+    the HiGHS `options` (`K=V;K=V`) on top of trnplan's."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("gap.py")), "--worker", case, str(gap), str(limit),
-         str(seed)],
+         str(seed), options],
         capture_output=True, text=True, env=env,
     )
     if proc.returncode != 0:
@@ -119,7 +124,12 @@ def main() -> None:
     p.add_argument("--highs-seeds", default="0", help="HiGHS seeds per model (0 is trnplan's)")
     p.add_argument("--gaps", default="0", help="relative gaps to prove, comma-separated (0: optimal)")
     p.add_argument("--base", type=Path, help="a checkout of the commit to compare today's model with")
+    p.add_argument("--highs-options", default="", help="K=V[;K=V]: HiGHS options on top of trnplan's, today")
     args = p.parse_args()
+    if args.highs_options:  # every HiGHS instance of the process today's model is solved in (parsed here:
+        from phased_probe import parse_options  # a mistake stops the run before anything is solved)
+
+        sys.modules["trnplan.optimize.solve"].HIGHS_OPTIONS.update(parse_options(args.highs_options))
     models = args.models.split(",")
     gaps = [float(g) for g in args.gaps.split(",")]
     head = (
@@ -139,8 +149,10 @@ def main() -> None:
             for name, highs_seed in runs:
                 label = name if highs_seed <= 0 else f"{name}@{highs_seed}"
                 if highs_seed < 0:
-                    tree = Path(__file__).resolve().parents[1] if name == "today" else args.base.resolve()
-                    rows[label] = row = in_tree(tree, case, aim, args.limit, seed)
+                    today_tree = name == "today"
+                    tree = Path(__file__).resolve().parents[1] if today_tree else args.base.resolve()
+                    options = args.highs_options if today_tree else ""
+                    rows[label] = row = in_tree(tree, case, aim, args.limit, seed, options)
                 else:
                     highs_module.HIGHS_SEED = highs_seed
                     case_data = single_of(data) if name == "single" else data

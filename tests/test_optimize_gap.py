@@ -251,6 +251,10 @@ class Instance:
     def run(self) -> None:
         return None
 
+    def getOptionValue(self, name: str) -> tuple[Any, Any]:  # noqa: N802 (highspy's name)
+        assert name == "threads"  # `highs.run_here` asks how many threads it runs on
+        return None, 1
+
     def cancelSolve(self) -> None:  # noqa: N802 (highspy's name)
         self.cancelled = True
 

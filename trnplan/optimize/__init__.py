@@ -101,26 +101,32 @@ def solve_objective(
             return fast.proof, extract(model), 1
         if deadline.expired:
             return out_of_time(solver), None, 1
-        start = fast.start
-        scale, unit = (1 / MONEY_SCALE, "USD") if kind == "min_tco" else (1.0, "PFLOPs")
-        first = None
-        if start is None and relaxed.pays(model, solver, gap):
-            first = relaxed.first_plan(model, deadline, gap)
-            if progress.interrupted() or deadline.expired:
-                return _stopped(model, first, solver), (extract(model) if first else None), 1
-        with progress.reading(scale, unit), accelerate.tightened(start):
-            if first is not None:
-                result = relaxed.search(model, deadline, relaxed.cheaper(model, first, warm), gap)
-            else:
-                extra: dict[str, Any] = {"gap": gap} if gap else {}
-                totals = unit_totals(model)
-                if totals:
-                    extra["totals"] = totals
-                if start is not None or warm:
-                    extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
-                result = solve(model.prob, solver, deadline.remaining(), **extra)
+        with highs.threads(highs.search_threads(len(model.sites), len(model.periods), model.multi, solver)):
+            result = _search(model, solver, deadline, gap, warm, fast.start)
         return result, (extract(model) if result.status.has_solution else None), 1
     return _dinkelbach(model, solver, deadline, start_ratio)
+
+
+def _search(model: Model, solver: str, deadline: Deadline, gap: float, warm: dict[str, float] | None,
+            start: accelerate.Start | None) -> SolveResult:
+    """`solve_objective`'s search of a single objective, after the acceleration (its `start`, if any): from
+    a first plan (`relaxed`) where that pays, else HiGHS's (or CBC's) search from the start or `warm`."""
+    scale, unit = (1 / MONEY_SCALE, "USD") if model.scenario.objective == "min_tco" else (1.0, "PFLOPs")
+    first = None
+    if start is None and relaxed.pays(model, solver, gap):
+        first = relaxed.first_plan(model, deadline, gap)
+        if progress.interrupted() or deadline.expired:
+            return _stopped(model, first, solver)
+    with progress.reading(scale, unit), accelerate.tightened(start):
+        if first is not None:
+            return relaxed.search(model, deadline, relaxed.cheaper(model, first, warm), gap)
+        extra: dict[str, Any] = {"gap": gap} if gap else {}
+        totals = unit_totals(model)
+        if totals:
+            extra["totals"] = totals
+        if start is not None or warm:
+            extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
+        return solve(model.prob, solver, deadline.remaining(), **extra)
 
 
 def _stopped(model: Model, plan: dict[str, float] | None, solver: str) -> SolveResult:

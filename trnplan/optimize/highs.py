@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,14 +60,47 @@ def version() -> str:
     return f"{highspy.Highs().version()}"  # type: ignore[no-untyped-call]
 
 
+SEARCH_THREADS = 2
+"""The threads of a large phased model's search (`search_threads`): HiGHS runs its branch and bound on as
+many workers, which exchange what they found only at fixed points, so the search is the same whatever
+the machine and its load (bench/README.md, issue 35, thirteenth round)."""
+
+PARALLEL_MIN_SITE_PERIODS = 80
+"""...for phased models of at least this many site-periods (sites x periods): 10 x 8 proven optimal in
+40.8 s against 53.0 s on one thread, 50 x 8 within 1e-4 in 55.9 s against 64.6 s; single-period
+portfolios ran twice as long on two (50 sites 5.9 s against 3.0 s, 200 sites 34.1 s against 18.1 s:
+their many small MILPs), and the shipped scenarios keep one (bench/README.md, issue 35, thirteenth
+round)."""
+
+_THREADS: ContextVar[int] = ContextVar("trnplan_highs_threads", default=1)
+
+
+@contextmanager
+def threads(count: int) -> Iterator[None]:
+    """Every HiGHS instance made within the block (`new_highs`; in the threads run in its context too)
+    asks for `count` threads; outside, one."""
+    token = _THREADS.set(count)
+    try:
+        yield
+    finally:
+        _THREADS.reset(token)
+
+
+def search_threads(sites: int, periods: int, multi: bool, solver: str) -> int:
+    """The threads of a model's search: SEARCH_THREADS for a phased model of PARALLEL_MIN_SITE_PERIODS
+    site-periods or more solved by HiGHS, else one."""
+    big = multi and sites * periods >= PARALLEL_MIN_SITE_PERIODS
+    return SEARCH_THREADS if big and solver == "highs" else 1
+
+
 def new_highs(seed: int = 0) -> Any:
-    """A silent one-thread HiGHS with a fixed seed (threads are per process: every instance says 1)."""
+    """A silent HiGHS with a fixed seed, on one thread (or those of the `threads` block it is made in)."""
     import highspy
 
     silence_banner()
     h = highspy.Highs()  # type: ignore[no-untyped-call]
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    h.setOptionValue("threads", _THREADS.get())
     h.setOptionValue("random_seed", seed)
     keep_within(h, progress.current_deadline())
     return h
@@ -335,6 +370,22 @@ def _wide(v: pulp.LpVariable) -> bool:
     )
 
 
+def run_here(h: Any) -> Any:
+    """`h.run()` on the calling thread. HiGHS keeps a scheduler per thread, made for the thread count of
+    the first instance it runs there, and refuses a run that asks it for another: an instance of more
+    than one thread (`threads`) gets a scheduler of its own, dropped after it, so the thread runs
+    one-thread instances (everything else here runs those) before and after it. (`run` runs each
+    instance on a fresh thread.)"""
+    if h.getOptionValue("threads")[1] == 1:
+        return h.run()
+    reset = type(h).resetThreadScheduler
+    reset(True)
+    try:
+        return h.run()
+    finally:
+        reset(True)
+
+
 def run(h: Any) -> None:
     """Run HiGHS so that Ctrl-C stops it at once (`h.run()` keeps the main thread in C until the solve
     ends: Python would act on SIGINT only then).
@@ -396,7 +447,7 @@ class Background:
         if watch and session is not None and session.progress is not None:
             self.latest = _watch_mip(h)
             self.latest[0] = held
-        future = self.pool.submit(work or h.run)
+        future = self.pool.submit(run_here, h) if work is None else self.pool.submit(work)
         self.started.append((h, future))
         self.also[id(h)] = list(also)
         return future
@@ -478,7 +529,7 @@ def confirm_infeasible(h: Any, rerun: Any = None) -> bool:
     h.setOptionValue("presolve", "off")
     try:
         if rerun is None:
-            h.run()
+            run_here(h)
         else:
             rerun(h)
     finally:

@@ -309,7 +309,7 @@ def _run(hm: highs.HighsModel, deadline: Deadline, gap: float, label: str) -> li
 
 def _own(h: Any) -> None:
     """HiGHS's own run, on a `Background`'s thread (no progress session, no Ctrl-C there)."""
-    h.run()
+    highs.run_here(h)
 
 
 def _solve(hm: highs.HighsModel, deadline: Deadline, gap: float, run: Callable[[Any], None] | None = None
