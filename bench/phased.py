@@ -124,7 +124,7 @@ def main() -> None:
     p.add_argument("--highs-seeds", default="0", help="HiGHS seeds per model (0 is trnplan's)")
     p.add_argument("--gaps", default="0", help="relative gaps to prove, comma-separated (0: optimal)")
     p.add_argument("--base", type=Path, help="a checkout of the commit to compare today's model with")
-    p.add_argument("--highs-options", default="", help="K=V[;K=V]: HiGHS options on top of trnplan's, today")
+    p.add_argument("--highs-options", default="", help="K=V[;K=V]: HiGHS options on top of trnplan's")
     args = p.parse_args()
     if args.highs_options:  # every HiGHS instance of the process today's model is solved in (parsed here:
         from phased_probe import parse_options  # a mistake stops the run before anything is solved)

@@ -6,12 +6,14 @@ instance can run a one-thread one next (HiGHS refuses a thread count other than 
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from trnplan.optimize import build_model, highs, optimize, set_objective, solve_objective
+from trnplan.optimize import alternatives, build_model, highs, optimize, set_objective, solve_objective
 from trnplan.optimize.accelerate import relaxed
+from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solve import highs_copy
 from trnplan.specs.load import load_specs
 from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs
@@ -31,13 +33,33 @@ def _threads(h: Any) -> int:
     return int(h.getOptionValue("threads")[1])
 
 
+def _shape(sites: int, periods: int, multi: bool = True) -> Any:
+    return SimpleNamespace(sites=[None] * sites, periods=[None] * periods, multi=multi)
+
+
 def test_only_large_phased_models_searched_by_highs_get_two_threads() -> None:
     least = highs.PARALLEL_MIN_SITE_PERIODS
     assert highs.SEARCH_THREADS > 1
-    assert highs.search_threads(10, least // 10, True, "highs") == highs.SEARCH_THREADS
-    assert highs.search_threads(10, least // 10 - 1, True, "highs") == 1
-    assert highs.search_threads(least, 1, False, "highs") == 1  # single-period: many small MILPs
-    assert highs.search_threads(10, least // 10, True, "cbc") == 1
+    assert highs.search_threads(_shape(10, least // 10), "highs") == highs.SEARCH_THREADS
+    assert highs.search_threads(_shape(10, least // 10 - 1), "highs") == 1
+    assert highs.search_threads(_shape(least, 1, multi=False), "highs") == 1  # many small MILPs
+    assert highs.search_threads(_shape(10, least // 10), "cbc") == 1
+
+
+def test_nothing_is_begun_ahead_beside_a_two_thread_search_on_two_cores(monkeypatch) -> None:
+    """Alternatives begun ahead run on the cores the plan's search leaves free: none beside a search on
+    two threads on a two-core machine (fails if `begin_ahead` counts one core for the plan)."""
+    monkeypatch.setattr(alternatives.os, "cpu_count", lambda: 2)
+    model = build_model(load_specs(["specs"]), "trn3-life")
+    ahead = alternatives.begin_ahead(model, 3, "highs", Deadline(None), 1e-4)
+    assert ahead is not None and ahead.jobs  # one thread for the plan: a guess begun beside it
+    ahead.close()
+    monkeypatch.setattr(highs, "PARALLEL_MIN_SITE_PERIODS", 6)  # trn3-life's 12 site-periods: large
+    assert alternatives.begin_ahead(model, 3, "highs", Deadline(None), 1e-4) is None
+    monkeypatch.setattr(alternatives.os, "cpu_count", lambda: 3)
+    ahead = alternatives.begin_ahead(model, 3, "highs", Deadline(None), 1e-4)
+    assert ahead is not None and ahead.jobs
+    ahead.close()
 
 
 def test_instances_made_in_a_threads_block_ask_for_its_count_and_one_outside() -> None:
@@ -107,6 +129,7 @@ def _search(model: Any, nodes: int | None = None) -> tuple[Any, ...]:
             info.mip_dual_bound, tuple(copy.h.getSolution().col_value))
 
 
+@pytest.mark.slow  # about 15 s each
 @pytest.mark.parametrize(("sites", "quarters", "nodes"), [(10, 2, None), (5, 4, 200)])
 def test_a_two_thread_search_is_the_same_alone_and_beside_another(sites: int, quarters: int,
                                                                  nodes: int | None) -> None:
@@ -120,12 +143,14 @@ def test_a_two_thread_search_is_the_same_alone_and_beside_another(sites: int, qu
                            else highspy.HighsModelStatus.kSolutionLimit)
     assert _search(model, nodes) == alone
     other = _model(10, 2)
-    beside = threading.Thread(target=lambda: [_search(other) for _ in range(3)])
+    others: list[tuple[Any, ...]] = []
+    beside = threading.Thread(target=lambda: others.extend(_search(other) for _ in range(3)))
     beside.start()
     try:
         assert _search(model, nodes) == alone
     finally:
         beside.join()
+    assert len(others) == 3 and len(set(others)) == 1  # its own searches agree too
 
 
 def _copies(model: Any, counts: list[int]) -> list[Any]:

@@ -101,7 +101,7 @@ def solve_objective(
             return fast.proof, extract(model), 1
         if deadline.expired:
             return out_of_time(solver), None, 1
-        with highs.threads(highs.search_threads(len(model.sites), len(model.periods), model.multi, solver)):
+        with highs.threads(highs.search_threads(model, solver)):
             result = _search(model, solver, deadline, gap, warm, fast.start)
         return result, (extract(model) if result.status.has_solution else None), 1
     return _dinkelbach(model, solver, deadline, start_ratio)

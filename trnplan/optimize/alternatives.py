@@ -16,7 +16,7 @@ from trnplan.costs import NO_SWITCH, evaluate_decisions, objective_value, perf_o
 from trnplan.optimize import progress
 from trnplan.optimize.accelerate import relaxed
 from trnplan.optimize.build import build_model
-from trnplan.optimize.highs import TOGETHER_THREADS, Background, HighsModel, keep_within
+from trnplan.optimize.highs import TOGETHER_THREADS, Background, HighsModel, keep_within, search_threads
 from trnplan.optimize.model import MONEY_SCALE, Model, set_objective
 from trnplan.optimize.progress import Deadline, OutOfTime
 from trnplan.optimize.solution import AlternativeSolution, Decisions, SolveResult, SolveStatus, Termination
@@ -82,7 +82,8 @@ ALTERNATIVE_GAP = 1e-4
 are shown to 0.1%, so a proof to the last dollar would buy nothing shown."""
 
 ALTERNATIVE_NODES = 2000
-"""The most branch-and-bound nodes each of an alternative's HiGHS searches takes (`solve.node_limit`): one
+"""The most branch-and-bound nodes each of an alternative's HiGHS searches takes (`solve.node_limit`; a
+search on two threads, `highs.search_threads`, checks it where its workers meet: a few more): one
 not proven within its gap by then is listed with the gap it reached and what stopped it, so a command
 without a time limit ends, at the same place on every machine. Above what every alternative that proves
 took on the 10 x 8 and 25 x 8 portfolios (1,515 nodes at most); a 50 x 8 one that ran 3,497 nodes in 600 s
@@ -340,7 +341,8 @@ sites) is taken for one the plan makes, and its alternative begun `ahead`."""
 
 AHEAD_THREADS = max(1, min(TOGETHER_THREADS, (os.cpu_count() or 1) - 1))
 """How many of the solves guessed are begun beside the plan's own, on the cores it leaves free (the rest
-wait for the plan): a guess that misses takes no time from the plan."""
+wait for the plan; `begin_ahead` counts the plan's search threads): a guess that misses takes no time
+from the plan."""
 
 
 @dataclass
@@ -371,7 +373,8 @@ def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: floa
     plan's LP relaxation guesses them (None: no free core, nothing to guess, or alternatives not solved
     at once). The guesses' LP bounds are not reused after the plan: the round's order comes from the
     bounds of the plan's own choices, computed the same way on every machine, with or without this."""
-    if k <= 0 or (os.cpu_count() or 1) < 2 or not together(model, solver, gap) or deadline.expired:
+    free = (os.cpu_count() or 1) - search_threads(model, solver)  # cores the plan's search leaves free
+    if k <= 0 or free < 1 or not together(model, solver, gap) or deadline.expired:
         return None
     guesses = _lp_choices(model)
     try:
@@ -385,7 +388,7 @@ def begin_ahead(model: Model, k: int, solver: str, deadline: Deadline, gap: floa
     for i, choice in enumerate(picks):
         with node_limit(ALTERNATIVE_NODES):  # the copy the first round would make
             ahead.jobs[choice] = _ready(model, choice, _Found(), deadline, gap)
-        if i < AHEAD_THREADS:
+        if i < min(AHEAD_THREADS, free):
             ahead.background.submit(ahead.jobs[choice].model.h)
     return ahead
 

@@ -66,11 +66,8 @@ many workers, which exchange what they found only at fixed points, so the search
 the machine and its load (bench/README.md, issue 35, thirteenth round)."""
 
 PARALLEL_MIN_SITE_PERIODS = 80
-"""...for phased models of at least this many site-periods (sites x periods): 10 x 8 proven optimal in
-40.8 s against 53.0 s on one thread, 50 x 8 within 1e-4 in 55.9 s against 64.6 s; single-period
-portfolios ran twice as long on two (50 sites 5.9 s against 3.0 s, 200 sites 34.1 s against 18.1 s:
-their many small MILPs), and the shipped scenarios keep one (bench/README.md, issue 35, thirteenth
-round)."""
+"""...for phased models of at least this many site-periods (sites x periods), as measured in
+bench/README.md ("Why the optimizer's thresholds are what they are")."""
 
 _THREADS: ContextVar[int] = ContextVar("trnplan_highs_threads", default=1)
 
@@ -86,10 +83,10 @@ def threads(count: int) -> Iterator[None]:
         _THREADS.reset(token)
 
 
-def search_threads(sites: int, periods: int, multi: bool, solver: str) -> int:
-    """The threads of a model's search: SEARCH_THREADS for a phased model of PARALLEL_MIN_SITE_PERIODS
-    site-periods or more solved by HiGHS, else one."""
-    big = multi and sites * periods >= PARALLEL_MIN_SITE_PERIODS
+def search_threads(model: Any, solver: str) -> int:
+    """The threads of the search of `model` (an `optimize.model.Model`): SEARCH_THREADS for a phased model
+    of PARALLEL_MIN_SITE_PERIODS site-periods or more solved by HiGHS, else one."""
+    big = model.multi and len(model.sites) * len(model.periods) >= PARALLEL_MIN_SITE_PERIODS
     return SEARCH_THREADS if big and solver == "highs" else 1
 
 
@@ -411,13 +408,14 @@ def run(h: Any) -> None:
 
 
 TOGETHER_THREADS = min(3, os.cpu_count() or 1)
-"""At most this many solves of a `Background` run at once (each HiGHS instance itself on one thread)."""
+"""At most this many solves of a `Background` run at once (each HiGHS instance on one thread, two in a
+large phased model's search: `search_threads`)."""
 
 
 class Background:
     """HiGHS solves on up to `workers` threads of their own, started now and waited for later (`wait`),
     while the caller does other work; `close` (or leaving the `with`) stops what is still running and
-    drops what has not begun. Each instance has one thread and a fixed seed, so each outcome is the one
+    drops what has not begun. Each instance has a fixed thread count and seed, so each outcome is the one
     `run` would give, whenever it runs."""
 
     def __init__(self, workers: int) -> None:

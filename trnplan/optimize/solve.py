@@ -196,7 +196,7 @@ HIGHS_OPTIONS: dict[str, Any] = {
     # scenario with copper rack-to-leaf links); the other heuristics and the proof are unchanged.
     "mip_heuristic_run_rens": False,
 }
-"""With one thread and a fixed seed (`highs.new_highs`): the same model gives the same plan anywhere."""
+"""With a fixed thread count and seed (`highs.new_highs`): the same model gives the same plan anywhere."""
 
 
 def _solve_highs(

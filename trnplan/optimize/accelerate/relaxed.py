@@ -54,7 +54,8 @@ SHARE = 0.25
 """Each of the two MILPs has at most this share of the time left (with a time limit)."""
 
 LEAN_NODES = 20
-"""The lean search (`LEAN_SEARCH`) stops unproven after this many nodes."""
+"""The lean search (`LEAN_SEARCH`) stops unproven after this many nodes (a few more on two threads, where
+HiGHS checks the limit at its workers' meeting points)."""
 
 LEAN_SEARCH = {
     "mip_heuristic_run_rins": False,
