@@ -34,7 +34,7 @@ def _threads(h: Any) -> int:
 
 
 def _shape(sites: int, periods: int, multi: bool = True) -> Any:
-    return SimpleNamespace(sites=[None] * sites, periods=[None] * periods, multi=multi)
+    return SimpleNamespace(site_periods=sites * periods, multi=multi)
 
 
 def test_only_large_phased_models_searched_by_highs_get_two_threads() -> None:

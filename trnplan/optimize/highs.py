@@ -86,7 +86,7 @@ def threads(count: int) -> Iterator[None]:
 def search_threads(model: Any, solver: str) -> int:
     """The threads of the search of `model` (an `optimize.model.Model`): SEARCH_THREADS for a phased model
     of PARALLEL_MIN_SITE_PERIODS site-periods or more solved by HiGHS, else one."""
-    big = model.multi and len(model.sites) * len(model.periods) >= PARALLEL_MIN_SITE_PERIODS
+    big = model.multi and model.site_periods >= PARALLEL_MIN_SITE_PERIODS
     return SEARCH_THREADS if big and solver == "highs" else 1
 
 

@@ -117,6 +117,11 @@ class Model:
     periods: list[PeriodModel] = field(default_factory=list)  # each period's view (one without periods)
     window: list[dict[str, Any]] = field(default_factory=list)  # multi: per site, scale-out type -> x[s,o]
 
+    @property
+    def site_periods(self) -> int:
+        """Sites x periods (a model without periods has one): the size the phased search's choices go by."""
+        return len(self.sites) * len(self.periods)
+
 
 @dataclass
 class PeriodModel:

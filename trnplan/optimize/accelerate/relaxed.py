@@ -73,7 +73,7 @@ def pays(model: Model, solver: str, gap: float) -> bool:
     """Whether `first_plan` is made before the search of `model` within `gap`."""
     if solver != "highs" or not model.multi or model.elastic or gap < FIRST_PLAN_MIN_GAP:
         return False
-    return len(model.sites) * len(model.periods) >= FIRST_PLAN_MIN_SITE_PERIODS
+    return model.site_periods >= FIRST_PLAN_MIN_SITE_PERIODS
 
 
 class FirstPlan(dict[str, float]):
