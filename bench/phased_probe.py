@@ -170,12 +170,11 @@ def add_mir_rows(h: Any) -> int:
             if index[k] in demand:
                 demand[index[k]].append((j, value[k]))
     added = 0
+    kinds, lowers, rhs_of = lp.integrality_, lp.col_lower_, lp.row_lower_  # each read copies the whole list
     for r, terms in demand.items():
-        if not all(
-            lp.integrality_[j] == highspy.HighsVarType.kInteger and lp.col_lower_[j] >= 0 for j, _ in terms
-        ):
+        if not all(kinds[j] == highspy.HighsVarType.kInteger and lowers[j] >= 0 for j, _ in terms):
             continue  # a continuous term: the rounding is not valid as written
-        rhs = lp.row_lower_[r]
+        rhs = rhs_of[r]
         for d in sorted({round(a, 9) for _, a in terms if a > 0}):
             f = rhs / d - math.floor(rhs / d)
             if f < 1e-6 or f > 1 - 1e-6:

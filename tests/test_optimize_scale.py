@@ -164,6 +164,48 @@ def test_polish_frees_the_counts_when_the_fixed_ones_fail(monkeypatch: pytest.Mo
     assert start.objective >= ref.objective - 1e-6
 
 
+def test_start_within_a_gap_skips_its_second_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At gap 0 the start looks for a second plan (its margin columns, a second master and polish); within
+    a gap its bound already proves the first plan within, that search is skipped and the first plan is the
+    start, and `solve_objective` returns it as the plan: within the gap of the optimum, with that bound."""
+    import trnplan.optimize.accelerate.start as start_module
+
+    catalog, scenario_id = _portfolio(10)
+    ref, _, _ = solve_objective(build_model(catalog, scenario_id, cuts=False, start=False), "highs", None)
+    assert ref.objective is not None
+    calls: list[str] = []
+    plan, margin = start_module._integer_plan, start_module.margin_columns
+
+    def planned(*args: Any, **kwargs: Any) -> Any:
+        calls.append("plan")
+        return plan(*args, **kwargs)
+
+    def margins(*args: Any, **kwargs: Any) -> Any:
+        calls.append("margin")
+        return margin(*args, **kwargs)
+
+    monkeypatch.setattr(start_module, "_integer_plan", planned)
+    monkeypatch.setattr(start_module, "margin_columns", margins)
+    starts = {}
+    for gap in (0.0, 0.1):
+        calls.clear()
+        model = build_model(catalog, scenario_id, start=True)
+        set_objective(model, "min_tco")
+        starts[gap] = (mip_start(model, gap), list(calls), model)
+    exact, loose = starts[0.0], starts[0.1]
+    assert exact[1] == ["plan", "margin", "plan"]
+    assert loose[1] == ["plan"]
+    start, _, model = loose
+    assert start is not None and start.prices is not None and _feasible(model, start.values) == []
+    within = start_module.reached(model, start.objective, start.bound)
+    assert 0 <= within <= 0.1
+    result, decisions, _ = solve_objective(model, "highs", None, gap=0.1)
+    assert result.status.value == "feasible" and decisions is not None and result.objective is not None
+    assert result.mip_gap == pytest.approx(within)
+    assert ref.objective - 1e-6 <= result.objective <= ref.objective * 1.1
+    assert result.bound is not None and result.bound <= ref.objective + 1e-6
+
+
 def test_machinery_is_deterministic() -> None:
     catalog, scenario_id = _portfolio(8, seed=1)
     runs = []

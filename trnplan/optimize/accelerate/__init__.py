@@ -21,7 +21,7 @@ import pulp
 from trnplan.optimize import progress
 from trnplan.optimize.accelerate import frontier
 from trnplan.optimize.accelerate.cuts import add_capacity_cuts
-from trnplan.optimize.accelerate.start import Start, mip_start, tightened
+from trnplan.optimize.accelerate.start import Start, mip_start, proves, reached, tightened
 from trnplan.optimize.highs import version as highs_version
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import OutOfTime
@@ -44,7 +44,7 @@ def accelerate(model: Model, solver: str, time_limit: float | None, gap: float =
     """The MIP start (HiGHS, models that ask for one: `Model.use_start`), then the frontier program where
     it applies; each takes its time out of `time_limit`. With a `gap` asked for (min_tco), a start whose
     own bound already proves it within that gap is the answer: no search follows."""
-    start, time_limit = _mip_start(model, solver, time_limit)
+    start, time_limit = _mip_start(model, solver, time_limit, gap)
     within = _within_gap(model, start, gap)
     if within is not None:
         return Acceleration(start, within, time_limit)
@@ -56,18 +56,15 @@ def _within_gap(model: Model, start: Start | None, gap: float) -> SolveResult | 
     """The start as the result when its Lagrangian bound (complete: `Start.prices`) proves it within the
     relative `gap` of the optimum (HiGHS's measure: (plan - bound) / |plan|); the model's variables then
     hold it. min_tco only (the start's figures are HiGHS's minimised costs, the constant left out)."""
-    if gap <= 0 or start is None or start.prices is None or model.scenario.objective != "min_tco":
-        return None
-    constant = float(model.prob.objective.constant)
-    plan, bound = start.objective + constant, start.bound + constant
-    reached = (plan - bound) / max(abs(plan), 1e-12)
-    if not 0 <= reached <= gap:
+    if start is None or start.prices is None or not proves(model, start.objective, start.bound, gap):
         return None
     for v in model.prob.variables():
         v.varValue = start.values[v.name]
     objective = pulp.value(model.prob.objective)
+    bound = start.bound + float(model.prob.objective.constant)
+    within = reached(model, start.objective, start.bound)
     return SolveResult(
-        SolveStatus.FEASIBLE, "HiGHS", highs_version(), reached, objective, Termination.OPTIMAL, bound, gap
+        SolveStatus.FEASIBLE, "HiGHS", highs_version(), within, objective, Termination.OPTIMAL, bound, gap
     )
 
 
@@ -75,12 +72,13 @@ def _left(time_limit: float | None, began: float) -> float | None:
     return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
 
 
-def _mip_start(model: Model, solver: str, time_limit: float | None) -> tuple[Start | None, float | None]:
+def _mip_start(model: Model, solver: str, time_limit: float | None, gap: float
+               ) -> tuple[Start | None, float | None]:
     if not model.use_start or solver != "highs":
         return None, time_limit
     began = time.perf_counter()
     try:
-        start = mip_start(model)
+        start = mip_start(model, gap)
     except OutOfTime:
         return None, 0.0  # the deadline passed: no start, and no time for a search
     return start, _left(time_limit, began)

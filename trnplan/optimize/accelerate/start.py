@@ -16,7 +16,8 @@ Sites couple only through a few rows (demand, supply caps, budgets; `Model.coupl
    rows; polish: the whole model with each site's fabric mode fixed to that plan's (and, in a
    single-period model, the unit counts of each site it took one plan of whole), solved as a MILP. Then,
    in the modes that can still hold a plan no dearer than that one, the best plans at twice the duals,
-   and the master and polish (counts free, from the first plan, only for plans that beat it) again.
+   and the master and polish (counts free, from the first plan, only for plans that beat it) again
+   (not when a gap is asked for and the bound of step 3 proves the first plan within it: `proves`).
    The better plan is the start, of objective UB.
 5. What the bound proves, for the solve from the start: with G = UB - LB, a mode whose cheapest plan
    costs more than G above the site's best is fixed off, and each site's reduced cost is held within G
@@ -92,12 +93,13 @@ def _polish(
     fixed: list[tuple[int, float, float]] = []  # (column, its bounds before)
     if fix:
         lp = h.getLp()
+        lowers, uppers = lp.col_lower_, lp.col_upper_  # each read of either copies the whole column list
         kinds = set(integer)
         for pr, (_mode, plan) in zip(pricings, chosen, strict=True):
             for var, x in zip(pr.block.columns, plan.values if plan else [], strict=False):
                 i = col[var.name]
                 if i in kinds:  # a count within HiGHS's integrality tolerance of a whole number
-                    fixed.append((i, lp.col_lower_[i], lp.col_upper_[i]))
+                    fixed.append((i, lowers[i], uppers[i]))
                     h.changeColBounds(i, float(round(x)), float(round(x)))
     if start is not None:
         import numpy as np
@@ -212,8 +214,26 @@ def _integer_plan(
     return values, sum(c * x for c, x in zip(costs, values, strict=True))
 
 
-def mip_start(model: Model) -> Start | None:
-    """A feasible plan of the model's current objective and the modes it rules out, or None."""
+def reached(model: Model, objective: float, bound: float) -> float:
+    """The relative gap between a plan's objective and a bound, both minimised in HiGHS's terms (the
+    problem's constant left out), as HiGHS measures it: (plan - bound) / |plan|, the constant put back."""
+    constant = float(model.prob.objective.constant)
+    plan = objective + constant
+    return (plan - (bound + constant)) / max(abs(plan), 1e-12)
+
+
+def proves(model: Model, objective: float, bound: float, gap: float) -> bool:
+    """Whether a plan of `objective` is proven within the relative `gap` by the Lagrangian `bound` (min_tco
+    only: the figures are the minimised costs; a gap of 0 asks for a proof no bound here gives)."""
+    if gap <= 0 or model.scenario.objective != "min_tco":
+        return False
+    return 0 <= reached(model, objective, bound) <= gap
+
+
+def mip_start(model: Model, gap: float = 0.0) -> Start | None:
+    """A feasible plan of the model's current objective and the modes it rules out, or None. With a `gap`,
+    a first plan the bound already proves within it is the start: step 4's second master and polish, which
+    look for a better one, are skipped (the search is then skipped too: `accelerate`)."""
     import highspy
 
     if model.elastic or not model.sites:
@@ -245,8 +265,11 @@ def mip_start(model: Model) -> Start | None:
     check_time("the start heuristic")
     first = _integer_plan(model, full, pricings, coupling, costs, seen, fix)
     check_time("the start heuristic")
-    margin_columns(pricings, coupling, duals, bounds, math.inf if first is None else gap_of(first[1], bound))
-    again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first)
+    again = None
+    if not (complete and first is not None and proves(model, first[1], bound, gap)):
+        margin = math.inf if first is None else gap_of(first[1], bound)
+        margin_columns(pricings, coupling, duals, bounds, margin)
+        again = _integer_plan(model, full, pricings, coupling, costs, seen, False, first)
     plans = [p for p in (first, again) if p is not None]
     if not plans:
         return None
