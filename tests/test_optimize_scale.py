@@ -197,13 +197,16 @@ def test_start_within_a_gap_skips_its_second_plan(monkeypatch: pytest.MonkeyPatc
     assert loose[1] == ["plan"]
     start, _, model = loose
     assert start is not None and start.prices is not None and _feasible(model, start.values) == []
-    within = start_module.reached(model, start.objective, start.bound)
+    within = start_module.relative_gap(model, start.objective, start.bound)
     assert 0 <= within <= 0.1
     result, decisions, _ = solve_objective(model, "highs", None, gap=0.1)
     assert result.status.value == "feasible" and decisions is not None and result.objective is not None
+    assert result.bound is not None and result.bound <= ref.objective + 1e-6
+    # the gap said is the plan's distance to that bound, in the objective's own terms (its constant in)
+    said = (result.objective - result.bound) / abs(result.objective)
+    assert result.mip_gap == pytest.approx(said, rel=1e-9)
     assert result.mip_gap == pytest.approx(within)
     assert ref.objective - 1e-6 <= result.objective <= ref.objective * 1.1
-    assert result.bound is not None and result.bound <= ref.objective + 1e-6
 
 
 def test_machinery_is_deterministic() -> None:

@@ -21,7 +21,7 @@ import pulp
 from trnplan.optimize import progress
 from trnplan.optimize.accelerate import frontier
 from trnplan.optimize.accelerate.cuts import add_capacity_cuts
-from trnplan.optimize.accelerate.start import Start, mip_start, proves, reached, tightened
+from trnplan.optimize.accelerate.start import Start, mip_start, proves, relative_gap, tightened
 from trnplan.optimize.highs import version as highs_version
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import OutOfTime
@@ -62,9 +62,9 @@ def _within_gap(model: Model, start: Start | None, gap: float) -> SolveResult | 
         v.varValue = start.values[v.name]
     objective = pulp.value(model.prob.objective)
     bound = start.bound + float(model.prob.objective.constant)
-    within = reached(model, start.objective, start.bound)
+    reached = relative_gap(model, start.objective, start.bound)
     return SolveResult(
-        SolveStatus.FEASIBLE, "HiGHS", highs_version(), within, objective, Termination.OPTIMAL, bound, gap
+        SolveStatus.FEASIBLE, "HiGHS", highs_version(), reached, objective, Termination.OPTIMAL, bound, gap
     )
 
 

@@ -214,7 +214,7 @@ def _integer_plan(
     return values, sum(c * x for c, x in zip(costs, values, strict=True))
 
 
-def reached(model: Model, objective: float, bound: float) -> float:
+def relative_gap(model: Model, objective: float, bound: float) -> float:
     """The relative gap between a plan's objective and a bound, both minimised in HiGHS's terms (the
     problem's constant left out), as HiGHS measures it: (plan - bound) / |plan|, the constant put back."""
     constant = float(model.prob.objective.constant)
@@ -227,7 +227,7 @@ def proves(model: Model, objective: float, bound: float, gap: float) -> bool:
     only: the figures are the minimised costs; a gap of 0 asks for a proof no bound here gives)."""
     if gap <= 0 or model.scenario.objective != "min_tco":
         return False
-    return 0 <= reached(model, objective, bound) <= gap
+    return 0 <= relative_gap(model, objective, bound) <= gap
 
 
 def mip_start(model: Model, gap: float = 0.0) -> Start | None:
