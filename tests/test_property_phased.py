@@ -14,8 +14,9 @@ scale-out types), its reduced-cost rows and fixings keep the optimum of the brut
 same within a gap of 5% (`test_property_enumeration.machinery_within_gap`: the start's first plan where its
 bound proves it within, the plan within that gap of the brute force's optimum, the bound below it); or
 within a gap of 1e-3 with the first plan of `optimize.accelerate.relaxed` (the counts relaxed, then the
-fabric fixed) made whatever the size: the plan is within that gap of the brute force's optimum.
-TRNPLAN_PHASED_EXAMPLES sets the number of examples (default 400, about 100 for each switch).
+fabric fixed) made whatever the size: the plan is within that gap of the brute force's optimum; or to gap 0
+with that first plan as HiGHS's start: the brute force's optimum, proven.
+TRNPLAN_PHASED_EXAMPLES sets the number of examples (default 600, about 120 for each switch).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from test_property_enumeration import (
 from trnplan.optimize.accelerate import relaxed
 from trnplan.plan import plan_scenario
 
-EXAMPLES = int(os.environ.get("TRNPLAN_PHASED_EXAMPLES", "400"))
+EXAMPLES = int(os.environ.get("TRNPLAN_PHASED_EXAMPLES", "600"))
 PERIODS = [
     ["2026-01", "2026-07"],
     ["2026-01", "2027-01"],
@@ -117,7 +118,8 @@ def phased_worlds(draw: st.DrawFn) -> dict[str, Any]:
     return world
 
 
-SWITCHES = ["as shipped", "machinery on", "machinery on, within a gap", "first plan within a gap"]
+SWITCHES = ["as shipped", "machinery on", "machinery on, within a gap", "first plan within a gap",
+            "first plan, gap 0"]
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -131,7 +133,7 @@ def test_phased_milp_matches_enumeration(switch: str, world: dict[str, Any]) -> 
     elif switch == "machinery on, within a gap":
         machinery_within_gap(world)
     else:
-        phased_first_plan_within_gap(world)
+        phased_first_plan(world, GAP if switch == "first plan within a gap" else 0.0)
 
 
 def phased_milp_matches_enumeration(world: dict[str, Any]) -> None:
@@ -172,7 +174,7 @@ def phased_machinery_matches_enumeration(world: dict[str, Any]) -> None:
 GAP = 1e-3
 
 
-def phased_first_plan_within_gap(world: dict[str, Any]) -> None:
+def phased_first_plan(world: dict[str, Any], gap: float) -> None:
     catalog = world_catalog(world)
     if catalog is None:
         return
@@ -190,11 +192,15 @@ def phased_first_plan_within_gap(world: dict[str, Any]) -> None:
     saved = relaxed.FIRST_PLAN_MIN_SITE_PERIODS
     relaxed.FIRST_PLAN_MIN_SITE_PERIODS, relaxed.first_plan = 0, noted  # type: ignore[assignment]
     try:
-        plan = plan_scenario(catalog, "p", alternatives=0, gap=GAP)
+        plan = plan_scenario(catalog, "p", alternatives=0, gap=gap)
     finally:
         relaxed.FIRST_PLAN_MIN_SITE_PERIODS, relaxed.first_plan = saved, first_plan  # type: ignore[assignment]
     event("first plan made" if any(made) else "no first plan" if made else "not asked (ratio objective)")
     assert plan.objective is not None and plan.solver is not None
     value, best = plan.objective.value, truth[0]
-    assert abs(value - best) <= GAP * max(abs(value), abs(best)) + 0.02, (plan.objective, truth)
-    assert plan.solver.mip_gap is not None and plan.solver.mip_gap <= GAP
+    if gap == 0:  # the first plan only started HiGHS's search: the optimum, proven
+        assert agree(value, best), (plan.objective, truth)
+        assert plan.solver.status == "optimal"
+        return
+    assert abs(value - best) <= gap * max(abs(value), abs(best)) + 0.02, (plan.objective, truth)
+    assert plan.solver.mip_gap is not None and plan.solver.mip_gap <= gap

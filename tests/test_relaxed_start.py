@@ -2,12 +2,16 @@
 relaxed, then the fabric fixed at that plan and the counts whole again.
 
 It is a plan of the model (every row, bound and integrality holds), and the solve that starts from it
-proves the gap asked against the optimum found without it; it is made only where it pays (phased, HiGHS,
-a gap asked, enough site-periods); Ctrl-C or the deadline during it end the solve with that plan, unproven.
+proves the gap asked against the optimum found without it; it is made only for phased models of enough
+site-periods solved by HiGHS, searched from by the lean search and HiGHS's own within a gap, by HiGHS's
+alone at gap 0 (its MILPs then within `START_GAP`), whose optimum it proves as without it; Ctrl-C or the
+deadline during it, or during a search stopped before it took its start, end the solve with that plan,
+unproven.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pulp
@@ -18,9 +22,11 @@ from trnplan.optimize.accelerate import relaxed
 from trnplan.optimize.build import unit_totals
 from trnplan.optimize.model import Model
 from trnplan.optimize.progress import Deadline
-from trnplan.optimize.solution import SolveStatus, Termination
+from trnplan.optimize.solution import SolveResult, SolveStatus, Termination
 from trnplan.optimize.solve import finish, start_highs
 from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs, portfolio_specs
+
+optimize_module = sys.modules["trnplan.optimize"]  # (the package's `solve` is the function, not the module)
 
 
 def phased(sites: int = 5, periods: int = 3, seed: int = 0) -> Model:
@@ -101,24 +107,56 @@ def test_a_solve_from_the_first_plan_proves_the_gap_against_the_optimum(
     assert len(made) == 1 and made[0] is not None  # it was made, and the search started from it
     assert result.mip_gap is not None and result.mip_gap <= gap
     assert optimum.objective <= result.objective <= optimum.objective + gap * abs(result.objective) + 1e-6
-    # at gap 0 it is not made, and the optimum is the same
-    assert solved(phased(seed=seed), 0.0).objective == pytest.approx(optimum.objective, abs=1e-6)
-    assert len(made) == 1
+    # at gap 0 it is made too (its MILPs within START_GAP), as HiGHS's start alone: the same optimum, proven
+    gaps: list[float] = []
+    starts: list[Any] = []
+    run = relaxed._solve
+    monkeypatch.setattr(relaxed, "_solve", lambda hm, d, gap, *a: gaps.append(gap) or run(hm, d, gap, *a))
+    monkeypatch.setattr(relaxed, "search", lambda *a: pytest.fail("no lean search at gap 0"))
+    solve = optimize_module.solve
+    monkeypatch.setattr(optimize_module, "solve", lambda *a, **k: starts.append(k["start"]) or solve(*a, **k))
+    at_zero = solved(phased(seed=seed), 0.0)
+    assert at_zero.status is SolveStatus.OPTIMAL
+    assert at_zero.objective == pytest.approx(optimum.objective, abs=1e-6)
+    assert len(made) == 2 and made[1] is not None and gaps == [relaxed.START_GAP] * 2
+    assert starts == [made[1]]  # HiGHS's search started from it
 
 
 def test_it_is_made_only_where_it_pays(monkeypatch: pytest.MonkeyPatch) -> None:
     model = phased(4, 3)  # 12 site-periods
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 12)
-    assert relaxed.pays(model, "highs", 1e-4)
-    assert not relaxed.pays(model, "highs", 0.0)
-    assert not relaxed.pays(model, "cbc", 1e-4)
+    assert relaxed.pays(model, "highs", 1e-4) and relaxed.makes(model, "highs")
+    assert not relaxed.pays(model, "highs", 0.0)  # made, but HiGHS's search alone starts from it
+    assert not relaxed.pays(model, "cbc", 1e-4) and not relaxed.makes(model, "cbc")
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 13)
-    assert not relaxed.pays(model, "highs", 1e-4)
+    assert not relaxed.pays(model, "highs", 1e-4) and not relaxed.makes(model, "highs")
     catalog = load_portfolio(portfolio_specs(12))
     (scenario_id,) = catalog.scenarios
     single = build_model(catalog, scenario_id, start=False)
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
-    assert not relaxed.pays(single, "highs", 1e-4)  # one period: not a phased model
+    assert not relaxed.makes(single, "highs")  # one period: not a phased model
+
+
+@pytest.mark.parametrize("termination", [Termination.TIME_LIMIT, Termination.INTERRUPT])
+def test_a_gap_0_search_stopped_before_it_took_its_start_gives_the_first_plan(
+    termination: Termination, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At gap 0 the first plan is HiGHS's start; a search that ends with no plan at all (the time limit or
+    Ctrl-C came before HiGHS read its start) gives the first plan, unproven, and says what stopped it."""
+    monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
+    model = phased()
+    expected = relaxed.first_plan(phased(), Deadline(None), 0.0)
+    assert expected is not None
+    none = SolveResult(SolveStatus.NO_SOLUTION, "HiGHS", "", None, None, termination)
+    monkeypatch.setattr(optimize_module, "solve", lambda *a, **k: none)
+    result, decisions, _ = solve_objective(model, "highs", None)
+    assert result.status is SolveStatus.FEASIBLE and result.termination is termination
+    assert result.mip_gap is None and decisions is not None
+    assert all(v.varValue == expected[v.name] for v in model.prob.variables())
+    # a search that proves there is no plan is not overruled (it cannot, with a plan, but it is what it says)
+    infeasible = SolveResult(SolveStatus.INFEASIBLE, "HiGHS", "", None, None, Termination.INFEASIBLE)
+    monkeypatch.setattr(optimize_module, "solve", lambda *a, **k: infeasible)
+    assert solve_objective(phased(), "highs", None)[0].status is SolveStatus.INFEASIBLE
 
 
 def test_the_deadline_during_it_ends_the_solve_with_its_plan_unproven(

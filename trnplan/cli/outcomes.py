@@ -84,10 +84,11 @@ def unproven_warning(scenario_id: str, plan: Plan) -> str | None:
 
     gap = plan.solver.mip_gap
     gap_text = "unknown" if gap is None else fmt(gap, "pct")
+    less = "" if plan.solver.gap_target else " Or ask for a gap (--gap 0.0001: within 0.01%), proven sooner."
     return (
         f"WARNING: '{scenario_id}': the solver stopped at the time limit; this plan is feasible but "
         f"NOT proven optimal (status {plan.solver.status}, gap {gap_text}). "
-        "Raise --time-limit to prove it."
+        f"Raise --time-limit to prove it.{less}"
     )
 
 

@@ -110,16 +110,19 @@ def solve_objective(
 def _search(model: Model, solver: str, deadline: Deadline, gap: float, warm: dict[str, float] | None,
             start: accelerate.Start | None) -> SolveResult:
     """`solve_objective`'s search of a single objective, after the acceleration (its `start`, if any): from
-    a first plan (`relaxed`) where that pays, else HiGHS's (or CBC's) search from the start or `warm`."""
+    a first plan (`relaxed`) where one is made (with the lean search beside HiGHS's where that pays), else
+    HiGHS's (or CBC's) search from the start or `warm`."""
     scale, unit = (1 / MONEY_SCALE, "USD") if model.scenario.objective == "min_tco" else (1.0, "PFLOPs")
     first = None
-    if start is None and relaxed.pays(model, solver, gap):
+    if start is None and relaxed.makes(model, solver):
         first = relaxed.first_plan(model, deadline, gap)
         if progress.interrupted() or deadline.expired:
             return _stopped(model, first, solver)
     with progress.reading(scale, unit), accelerate.tightened(start):
-        if first is not None:
+        if first is not None and relaxed.pays(model, solver, gap):
             return relaxed.search(model, deadline, relaxed.cheaper(model, first, warm), gap)
+        if first is not None:
+            return _from_first(model, solver, deadline, gap, relaxed.cheaper(model, first, warm))
         extra: dict[str, Any] = {"gap": gap} if gap else {}
         totals = unit_totals(model)
         if totals:
@@ -127,6 +130,18 @@ def _search(model: Model, solver: str, deadline: Deadline, gap: float, warm: dic
         if start is not None or warm:
             extra.update(start=start.values if start else warm, bounds=start.rows if start else None)
         return solve(model.prob, solver, deadline.remaining(), **extra)
+
+
+def _from_first(model: Model, solver: str, deadline: Deadline, gap: float, plan: relaxed.FirstPlan
+                ) -> SolveResult:
+    """HiGHS's search alone from the first plan `plan` (below `relaxed.FIRST_PLAN_MIN_GAP`: gap 0); one
+    stopped (a limit, Ctrl-C) before HiGHS took that start gives the plan, unproven."""
+    totals = plan.totals if plan.totals is not None else unit_totals(model)
+    result = solve(model.prob, solver, deadline.remaining(), start=plan, gap=gap, totals=totals or None)
+    if not result.status.has_solution and (result.termination.is_limit
+                                           or result.termination is Termination.INTERRUPT):
+        return replace(_stopped(model, plan, solver), termination=result.termination)
+    return result
 
 
 def _stopped(model: Model, plan: dict[str, float] | None, solver: str) -> SolveResult:

@@ -1,6 +1,8 @@
-"""A first plan for a large phased model solved within a gap: the counts relaxed, then the fabric fixed.
+"""A first plan for a large phased model: the counts relaxed, then the fabric fixed.
 
-Two MILPs on HiGHS copies of the model, before its own search, each within the gap asked: (1) every
+Two MILPs on HiGHS copies of the model, before its own search, each within the gap asked (at gap 0, within
+START_GAP: there the plan is only the start of HiGHS's search, so that a time limit or Ctrl-C ends it with
+a plan; bench/README.md, issue 35, fifteenth round): (1) every
 general integer (unit and switch counts) continuous, the binaries (fabric tiers, scale-out type, cooling)
 kept; (2) every binary fixed at (1)'s plan, the counts whole again.
 (2)'s plan is a plan of the model (HiGHS checks it again as the search's MIP start); the search still
@@ -47,11 +49,19 @@ and 25 x 16 (400) gain, 25 x 8 (200) does not, its search from the plan being sl
 (bench/README.md, "Why the optimizer's thresholds are what they are")."""
 
 FIRST_PLAN_MIN_GAP = 1e-6
-"""...and only within a relative gap of at least this: a proof of gap 0 is a tree search that finds the
-optimum itself long before it ends."""
+"""The least gap at which the search from the first plan is `search`'s (the lean search beside HiGHS's own,
+`pays`). Below it (gap 0: a proof is a tree search that finds the optimum itself long before it ends, if it
+ends) the first plan, its MILPs within START_GAP, is HiGHS's start alone, so that a time limit or Ctrl-C
+ends the solve with a plan: 50 x 8 and 25 x 16 to gap 0 had none after 60 s without it (bench/README.md,
+issue 35, fifteenth round)."""
 
-SHARE = 0.25
-"""Each of the two MILPs has at most this share of the time left (with a time limit)."""
+START_GAP = 1e-4
+"""The gap of the first plan's MILPs where the search asks for less (`FIRST_PLAN_MIN_GAP`)."""
+
+SHARE = 0.4
+"""Each of the two MILPs has at most this share of the time left (with a time limit): 50 x 8 with 60 s
+gets its plan (1) in 20 s, (2) in 8 s; at 0.25 (1) stopped at 15 s on a dearer fabric where (2) found no
+plan in its 11 s, and the solve none (bench/README.md, issue 35, fifteenth round)."""
 
 LEAN_NODES = 20
 """The lean search (`LEAN_SEARCH`) stops unproven after this many nodes (a few more on two threads, where
@@ -69,11 +79,17 @@ them, 58 s with), where it is not they are what finds better ones (25 x 16: 0.03
 0.024% with; bench/README.md, issue 35, ninth round)."""
 
 
-def pays(model: Model, solver: str, gap: float) -> bool:
-    """Whether `first_plan` is made before the search of `model` within `gap`."""
-    if solver != "highs" or not model.multi or model.elastic or gap < FIRST_PLAN_MIN_GAP:
+def makes(model: Model, solver: str) -> bool:
+    """Whether `first_plan` is made before the search of `model` (at any gap)."""
+    if solver != "highs" or not model.multi or model.elastic:
         return False
     return model.site_periods >= FIRST_PLAN_MIN_SITE_PERIODS
+
+
+def pays(model: Model, solver: str, gap: float) -> bool:
+    """Whether `model` within `gap` is searched from its first plan by `search` (the lean search beside
+    HiGHS's own); else a first plan `makes` is HiGHS's start alone."""
+    return gap >= FIRST_PLAN_MIN_GAP and makes(model, solver)
 
 
 class FirstPlan(dict[str, float]):
@@ -92,10 +108,13 @@ class FirstPlan(dict[str, float]):
 def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None:
     """A plan of `model` (variable name -> value) from the two MILPs above, or None (one of them found no
     plan in its time, or Ctrl-C stopped them in a session that keeps the best plan: `progress.interrupted()`
-    then says so)."""
+    then says so). Below FIRST_PLAN_MIN_GAP the MILPs are solved within START_GAP and no lean copy is made
+    (HiGHS's search alone follows)."""
     import highspy
     import numpy as np
 
+    searched = gap >= FIRST_PLAN_MIN_GAP
+    gap = gap if searched else START_GAP
     hm = highs.HighsModel(model.prob, seed=highs.HIGHS_SEED)
     if not hm.loaded:
         return None
@@ -108,12 +127,12 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
     split = highs.split_pays(model.prob, gap)
     with ThreadPoolExecutor(1) as pool:  # the copies (2) and the lean search run on: made while (1) runs
         two = highs.TOGETHER_THREADS > 1  # (on one core: after it, only if it found a plan)
-        ahead = pool.submit(copy_context().run, _copies, model, split, gap) if two else None
+        ahead = pool.submit(copy_context().run, _copies, model, split, gap, searched) if two else None
         relaxed = _run(hm, deadline, gap, "a first plan: counts relaxed")
         made = None if ahead is None else ahead.result()  # waited for even so: PuLP's `variables()`
     if relaxed is None:  # sorts the problem's list in place, so nothing else may read it meanwhile
         return None
-    copy, lean, totals = made or _copies(model, split, gap)
+    copy, lean, totals = made or _copies(model, split, gap, searched)
     if copy is None:
         return None
     fixed = np.array([round(relaxed[j]) for j in binaries], dtype=float)
@@ -127,13 +146,13 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
     return plan
 
 
-def _copies(model: Model, split: bool, gap: float
-            ) -> tuple[highs.HighsModel | None, highs.HighsModel, list[Total]]:
+def _copies(model: Model, split: bool, gap: float, searched: bool
+            ) -> tuple[highs.HighsModel | None, highs.HighsModel | None, list[Total]]:
     """The copies the first plan and its search will run on, made ahead while (1) runs on a second core
-    (1.4 s on 50 x 8): (2)'s (its binaries not yet fixed), the lean search's (its time limit is given when
-    it runs), and the unit totals the searches are given."""
+    (1.4 s on 50 x 8): (2)'s (its binaries not yet fixed), the lean search's where `searched` (its time
+    limit is given when it runs), and the unit totals the searches are given."""
     totals = unit_totals(model)
-    lean = highs_copy(model.prob, gap, totals=totals, options=LEAN_SEARCH)
+    lean = highs_copy(model.prob, gap, totals=totals, options=LEAN_SEARCH) if searched else None
     return _copy(model, split), lean, totals
 
 
@@ -162,7 +181,7 @@ def _fabric_fixed(model: Model, binaries: list[int], fixed: Any, split: bool) ->
     return hm
 
 
-def cheaper(model: Model, first: FirstPlan, warm: dict[str, float] | None) -> dict[str, float]:
+def cheaper(model: Model, first: FirstPlan, warm: dict[str, float] | None) -> FirstPlan:
     """The search's start: the first plan, or `warm` (a plan of `model` given by the caller, such as an
     earlier alternative's) where that costs less (on a tie, the first plan: its searches are the ones
     measured)."""
