@@ -9,8 +9,8 @@ For each case, in one run and one after the other on the same generated portfoli
 (`trnplan.testkit.portfolio.phased_portfolio_specs`: quarterly periods from 2027-01, demand ramping to
 the full demand, a third of the halls opening late, a quarter growing), each of `--models`:
   today   the phased model as `trnplan optimize` builds it (per-period capacity cuts; from 100 sites the
-          MIP start of `trnplan.optimize.accelerate.start` on window-long site blocks; within a gap,
-          from 300 site-periods, the first plan of `trnplan.optimize.accelerate.relaxed`)
+          MIP start of `trnplan.optimize.accelerate.start` on window-long site blocks; from 300
+          site-periods, the first plan of `trnplan.optimize.accelerate.relaxed`)
   plain   without issue 17's machinery (`cuts=False, start=False`: the first version's model, per period)
   start   today's with the MIP start forced on, whatever the number of sites
   nostart today's with the MIP start off, whatever the number of sites (the capacity cuts kept)

@@ -75,6 +75,16 @@ def test_a_plan_within_the_gap_asked_says_proven_within_and_no_warning() -> None
     assert warning is not None and "--gap" not in warning  # a gap was asked: no need to suggest one
 
 
+def test_the_unproven_warning_suggests_a_gap_only_where_one_would_help() -> None:
+    stopped = _plan_with(status="feasible", mip_gap=3e-3)  # gap 0 asked, cut short
+    assert "--gap 0.0001" in (unproven_warning("s", stopped) or "")
+    assert "--gap" not in (unproven_warning("s", stopped, checking=True) or "-")  # the file's gap compared
+    assert stopped.objective is not None
+    kind = stopped.objective.model_copy(update={"kind": "max_perf_per_tco"})
+    ratio = stopped.model_copy(update={"objective": kind})
+    assert "--gap" not in (unproven_warning("s", ratio) or "-")  # its steps are proven optimal at any gap
+
+
 def test_a_solver_optimal_with_a_gap_left_is_proven_within_not_optimal() -> None:
     """HiGHS says "optimal" once within its mip_rel_gap: that is a plan proven within the gap."""
     assert proven(SolveStatus.OPTIMAL, 4e-5, 1e-4) == (SolveStatus.FEASIBLE, 4e-5)

@@ -11,12 +11,12 @@ unproven.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pulp
 import pytest
 
+import trnplan.optimize as optimize_module
 from trnplan.optimize import build_model, highs, progress, set_objective, solve_objective
 from trnplan.optimize.accelerate import relaxed
 from trnplan.optimize.build import unit_totals
@@ -25,8 +25,6 @@ from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solution import SolveResult, SolveStatus, Termination
 from trnplan.optimize.solve import finish, start_highs
 from trnplan.testkit.portfolio import load_portfolio, phased_portfolio_specs, portfolio_specs
-
-optimize_module = sys.modules["trnplan.optimize"]  # (the package's `solve` is the function, not the module)
 
 
 def phased(sites: int = 5, periods: int = 3, seed: int = 0) -> Model:
@@ -119,22 +117,23 @@ def test_a_solve_from_the_first_plan_proves_the_gap_against_the_optimum(
     assert at_zero.status is SolveStatus.OPTIMAL
     assert at_zero.objective == pytest.approx(optimum.objective, abs=1e-6)
     assert len(made) == 2 and made[1] is not None and gaps == [relaxed.START_GAP] * 2
+    assert getattr(made[1], "lean", None) is None  # no lean copy made for a search that does not come
     assert starts == [made[1]]  # HiGHS's search started from it
 
 
 def test_it_is_made_only_where_it_pays(monkeypatch: pytest.MonkeyPatch) -> None:
     model = phased(4, 3)  # 12 site-periods
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 12)
-    assert relaxed.pays(model, "highs", 1e-4) and relaxed.makes(model, "highs")
+    assert relaxed.pays(model, "highs", 1e-4) and relaxed.made_for(model, "highs")
     assert not relaxed.pays(model, "highs", 0.0)  # made, but HiGHS's search alone starts from it
-    assert not relaxed.pays(model, "cbc", 1e-4) and not relaxed.makes(model, "cbc")
+    assert not relaxed.pays(model, "cbc", 1e-4) and not relaxed.made_for(model, "cbc")
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 13)
-    assert not relaxed.pays(model, "highs", 1e-4) and not relaxed.makes(model, "highs")
+    assert not relaxed.pays(model, "highs", 1e-4) and not relaxed.made_for(model, "highs")
     catalog = load_portfolio(portfolio_specs(12))
     (scenario_id,) = catalog.scenarios
     single = build_model(catalog, scenario_id, start=False)
     monkeypatch.setattr(relaxed, "FIRST_PLAN_MIN_SITE_PERIODS", 0)
-    assert not relaxed.makes(single, "highs")  # one period: not a phased model
+    assert not relaxed.made_for(single, "highs")  # one period: not a phased model
 
 
 @pytest.mark.parametrize("termination", [Termination.TIME_LIMIT, Termination.INTERRUPT])

@@ -351,7 +351,7 @@ class _Run:
         except (InfeasibleError, SolverError) as exc:
             self._fail(scenario_id, exc, path)
             return
-        for warning in (unproven_warning(scenario_id, plan), better_alternatives(plan)):
+        for warning in (unproven_warning(scenario_id, plan, self.check), better_alternatives(plan)):
             if warning:
                 echo_err(warning)
         if self.check:

@@ -114,7 +114,7 @@ def _search(model: Model, solver: str, deadline: Deadline, gap: float, warm: dic
     HiGHS's (or CBC's) search from the start or `warm`."""
     scale, unit = (1 / MONEY_SCALE, "USD") if model.scenario.objective == "min_tco" else (1.0, "PFLOPs")
     first = None
-    if start is None and relaxed.makes(model, solver):
+    if start is None and relaxed.made_for(model, solver):
         first = relaxed.first_plan(model, deadline, gap)
         if progress.interrupted() or deadline.expired:
             return _stopped(model, first, solver)
@@ -122,7 +122,7 @@ def _search(model: Model, solver: str, deadline: Deadline, gap: float, warm: dic
         if first is not None and relaxed.pays(model, solver, gap):
             return relaxed.search(model, deadline, relaxed.cheaper(model, first, warm), gap)
         if first is not None:
-            return _from_first(model, solver, deadline, gap, relaxed.cheaper(model, first, warm))
+            return _from_first_plan(model, solver, deadline, gap, relaxed.cheaper(model, first, warm))
         extra: dict[str, Any] = {"gap": gap} if gap else {}
         totals = unit_totals(model)
         if totals:
@@ -132,10 +132,10 @@ def _search(model: Model, solver: str, deadline: Deadline, gap: float, warm: dic
         return solve(model.prob, solver, deadline.remaining(), **extra)
 
 
-def _from_first(model: Model, solver: str, deadline: Deadline, gap: float, plan: relaxed.FirstPlan
-                ) -> SolveResult:
-    """HiGHS's search alone from the first plan `plan` (below `relaxed.FIRST_PLAN_MIN_GAP`: gap 0); one
-    stopped (a limit, Ctrl-C) before HiGHS took that start gives the plan, unproven."""
+def _from_first_plan(model: Model, solver: str, deadline: Deadline, gap: float, plan: relaxed.FirstPlan
+                     ) -> SolveResult:
+    """HiGHS's search alone from the first plan `plan` (a gap below `relaxed.FIRST_PLAN_MIN_GAP`, such as
+    0); one stopped (a limit, Ctrl-C) before HiGHS took that start gives the plan, unproven."""
     totals = plan.totals if plan.totals is not None else unit_totals(model)
     result = solve(model.prob, solver, deadline.remaining(), start=plan, gap=gap, totals=totals or None)
     if not result.status.has_solution and (result.termination.is_limit

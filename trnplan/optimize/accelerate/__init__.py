@@ -4,8 +4,8 @@
 - `start` (on `blocks` and `columns`): a MIP start from column generation over the site blocks, and the
   reduced-cost rows and fixings its Lagrangian bound proves keep every optimum;
 - `frontier`: an exact program over the sites' frontiers for large single-demand portfolios.
-- `relaxed`: a first plan for a large phased model solved within a gap (the counts relaxed, then the
-  fabric fixed), handed to the search as its MIP start where `start` gives none.
+- `relaxed`: a first plan for a large phased model (the counts relaxed, then the fabric fixed), handed to
+  the search as its MIP start where `start` gives none (within a gap, to a lean search beside HiGHS's).
 
 The core calls `accelerate` once before its search (and `add_capacity_cuts` when it builds a model).
 How much each saves is measured in bench/README.md.

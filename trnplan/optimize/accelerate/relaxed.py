@@ -1,10 +1,9 @@
 """A first plan for a large phased model: the counts relaxed, then the fabric fixed.
 
-Two MILPs on HiGHS copies of the model, before its own search, each within the gap asked (at gap 0, within
-START_GAP: there the plan is only the start of HiGHS's search, so that a time limit or Ctrl-C ends it with
-a plan; bench/README.md, issue 35, fifteenth round): (1) every
-general integer (unit and switch counts) continuous, the binaries (fabric tiers, scale-out type, cooling)
-kept; (2) every binary fixed at (1)'s plan, the counts whole again.
+Two MILPs on HiGHS copies of the model, before its own search, each within the gap asked (below
+FIRST_PLAN_MIN_GAP, such as gap 0, within START_GAP): (1) every general integer (unit and switch counts)
+continuous, the binaries (fabric tiers, scale-out type, cooling) kept; (2) every binary fixed at (1)'s
+plan, the counts whole again.
 (2)'s plan is a plan of the model (HiGHS checks it again as the search's MIP start); the search still
 proves its own gap, so nothing proven changes. Why: on a large phased portfolio the search's own plans
 stay further above the optimum than the gap asked, where this plan is close enough for the root to fix
@@ -13,7 +12,9 @@ from it (`search`) is HiGHS's own and a lean one side by side (ninth round). Whe
 counts are split (`highs.split_pays`), (2) runs on a split copy, whose plan comes sooner and is the lean
 search's start; HiGHS's own search starts from (2) made again on a whole copy, first thing on its core
 (tenth round: 50 x 8's plan in 8 s against 13.5 s, and proven in 66 s against 72 s, where HiGHS's search
-from the split copy's plan left 25 x 16 0.035% off at 240 s against 0.023%).
+from the split copy's plan left 25 x 16 0.035% off at 240 s against 0.023%). Below FIRST_PLAN_MIN_GAP (a
+proof of gap 0, out of reach in minutes at this size) the plan, as (2) first made it, is only the start of
+HiGHS's own search, so that a time limit or Ctrl-C ends the solve with a plan (fifteenth round).
 """
 
 from __future__ import annotations
@@ -50,18 +51,17 @@ and 25 x 16 (400) gain, 25 x 8 (200) does not, its search from the plan being sl
 
 FIRST_PLAN_MIN_GAP = 1e-6
 """The least gap at which the search from the first plan is `search`'s (the lean search beside HiGHS's own,
-`pays`). Below it (gap 0: a proof is a tree search that finds the optimum itself long before it ends, if it
-ends) the first plan, its MILPs within START_GAP, is HiGHS's start alone, so that a time limit or Ctrl-C
-ends the solve with a plan: 50 x 8 and 25 x 16 to gap 0 had none after 60 s without it (bench/README.md,
-issue 35, fifteenth round)."""
+`pays`): a lean search of 20 nodes proves no gap 0. Below it the first plan, its MILPs within START_GAP, is
+the start of HiGHS's search alone: without it, HiGHS's own search had no plan for minutes on such models
+(bench/README.md, issue 35, fifteenth round)."""
 
 START_GAP = 1e-4
 """The gap of the first plan's MILPs where the search asks for less (`FIRST_PLAN_MIN_GAP`)."""
 
 SHARE = 0.4
-"""Each of the two MILPs has at most this share of the time left (with a time limit): 50 x 8 with 60 s
-gets its plan (1) in 20 s, (2) in 8 s; at 0.25 (1) stopped at 15 s on a dearer fabric where (2) found no
-plan in its 11 s, and the solve none (bench/README.md, issue 35, fifteenth round)."""
+"""Each of the two MILPs has at most this share of the time left (with a time limit, at any gap): enough for
+both to end on 50 x 8 with 60 s, where at 0.25 the first was cut short and the second found no plan, and
+so the solve none (bench/README.md, issue 35, fifteenth round)."""
 
 LEAN_NODES = 20
 """The lean search (`LEAN_SEARCH`) stops unproven after this many nodes (a few more on two threads, where
@@ -79,7 +79,7 @@ them, 58 s with), where it is not they are what finds better ones (25 x 16: 0.03
 0.024% with; bench/README.md, issue 35, ninth round)."""
 
 
-def makes(model: Model, solver: str) -> bool:
+def made_for(model: Model, solver: str) -> bool:
     """Whether `first_plan` is made before the search of `model` (at any gap)."""
     if solver != "highs" or not model.multi or model.elastic:
         return False
@@ -88,21 +88,22 @@ def makes(model: Model, solver: str) -> bool:
 
 def pays(model: Model, solver: str, gap: float) -> bool:
     """Whether `model` within `gap` is searched from its first plan by `search` (the lean search beside
-    HiGHS's own); else a first plan `makes` is HiGHS's start alone."""
-    return gap >= FIRST_PLAN_MIN_GAP and makes(model, solver)
+    HiGHS's own). Where a first plan is made (`made_for`) and this is False, it is HiGHS's start alone."""
+    return gap >= FIRST_PLAN_MIN_GAP and made_for(model, solver)
 
 
 class FirstPlan(dict[str, float]):
     """The first plan (variable name -> value), and the fabric (1) chose: `fixed`, the value of each binary
     column of `binaries`. `split`: (2) ran on a copy with the wide counts split (`highs.split_pays`), whose
-    plan is the lean search's start; HiGHS's own search then starts from (2) on a whole copy (`search`)."""
+    plan is the lean search's start; HiGHS's own search then starts from (2) on a whole copy (`search`;
+    below FIRST_PLAN_MIN_GAP it starts from this plan as it is)."""
 
     binaries: list[int]
     fixed: Any
     split: bool = False  # (a FirstPlan made otherwise: as a plain plan)
     lean: highs.HighsModel | None = None  # the lean search's copy, made while (1) ran (`highs_copy`)
     totals: list[Total] | None = None  # the model's unit totals (`unit_totals`), made with it
-    gap: float = 0.0  # the gap the lean copy was made for (`search` makes another for any other)
+    gap: float = 0.0  # the gap its MILPs and lean copy were made for (`search` makes another for any other)
 
 
 def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None:
@@ -113,8 +114,8 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
     import highspy
     import numpy as np
 
-    searched = gap >= FIRST_PLAN_MIN_GAP
-    gap = gap if searched else START_GAP
+    lean_follows = gap >= FIRST_PLAN_MIN_GAP
+    gap = gap if lean_follows else START_GAP
     hm = highs.HighsModel(model.prob, seed=highs.HIGHS_SEED)
     if not hm.loaded:
         return None
@@ -127,12 +128,12 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
     split = highs.split_pays(model.prob, gap)
     with ThreadPoolExecutor(1) as pool:  # the copies (2) and the lean search run on: made while (1) runs
         two = highs.TOGETHER_THREADS > 1  # (on one core: after it, only if it found a plan)
-        ahead = pool.submit(copy_context().run, _copies, model, split, gap, searched) if two else None
+        ahead = pool.submit(copy_context().run, _copies, model, split, gap, lean_follows) if two else None
         relaxed = _run(hm, deadline, gap, "a first plan: counts relaxed")
         made = None if ahead is None else ahead.result()  # waited for even so: PuLP's `variables()`
     if relaxed is None:  # sorts the problem's list in place, so nothing else may read it meanwhile
         return None
-    copy, lean, totals = made or _copies(model, split, gap, searched)
+    copy, lean, totals = made or _copies(model, split, gap, lean_follows)
     if copy is None:
         return None
     fixed = np.array([round(relaxed[j]) for j in binaries], dtype=float)
@@ -146,13 +147,13 @@ def first_plan(model: Model, deadline: Deadline, gap: float) -> FirstPlan | None
     return plan
 
 
-def _copies(model: Model, split: bool, gap: float, searched: bool
+def _copies(model: Model, split: bool, gap: float, lean_follows: bool
             ) -> tuple[highs.HighsModel | None, highs.HighsModel | None, list[Total]]:
     """The copies the first plan and its search will run on, made ahead while (1) runs on a second core
-    (1.4 s on 50 x 8): (2)'s (its binaries not yet fixed), the lean search's where `searched` (its time
+    (1.4 s on 50 x 8): (2)'s (its binaries not yet fixed), the lean search's where `lean_follows` (its time
     limit is given when it runs), and the unit totals the searches are given."""
     totals = unit_totals(model)
-    lean = highs_copy(model.prob, gap, totals=totals, options=LEAN_SEARCH) if searched else None
+    lean = highs_copy(model.prob, gap, totals=totals, options=LEAN_SEARCH) if lean_follows else None
     return _copy(model, split), lean, totals
 
 
