@@ -102,6 +102,7 @@ def solve(
     bounds: list[Bound] | None = None,
     gap: float = 0.0,
     totals: list[Total] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> SolveResult:
     """Solve to a proven optimum (relative gap 0; `gap` > 0: to a plan proven within that relative gap of
     the optimum) unless `time_limit` stops the search first.
@@ -111,10 +112,11 @@ def solve(
     this solve alone, added to HiGHS's copy of the model (the PuLP problem is not changed): the caller
     vouches that they keep every optimum (`trnplan.optimize.accelerate.start`'s reduced-cost rows).
     `totals` (HiGHS only, a proof of gap 0 only: `highs.totals_pay`) are integer columns of the same
-    problem that HiGHS may branch on (`build.unit_totals`)."""
+    problem that HiGHS may branch on (`build.unit_totals`). `options` (HiGHS only): HiGHS options over
+    trnplan's for this solve."""
     check_solver_available(solver)
     if solver == "highs":
-        result = _solve_highs(prob, time_limit, start, bounds or [], gap, totals or [])
+        result = _solve_highs(prob, time_limit, start, bounds or [], gap, totals or [], options)
     else:
         result = _solve_cbc(prob, time_limit, gap)
     if result.status is SolveStatus.NO_SOLUTION and time_limit is None:
@@ -206,8 +208,9 @@ def _solve_highs(
     bounds: list[Bound],
     gap_target: float,
     totals: list[Total],
+    options: dict[str, Any] | None = None,
 ) -> SolveResult:
-    pending = start_highs(prob, time_limit, start, gap_target, bounds, totals)
+    pending = start_highs(prob, time_limit, start, gap_target, bounds, totals, options)
     highs.run(pending.model.h)
     return _finish_highs(pending)
 
