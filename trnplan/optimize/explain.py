@@ -16,17 +16,13 @@ import re
 from trnplan.catalog import Catalog
 from trnplan.costs import scale_out_switches
 from trnplan.optimize.build import build_model
-from trnplan.optimize.levers import lever_lines, no_option_lines
+from trnplan.optimize.levers import EXPLAIN_OPTIONS, lever_lines, no_option_lines
 from trnplan.optimize.model import Model, set_elastic_objective
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solve import solve
 
 TOL = 1e-6
 
-ELASTIC_OPTIONS = {"mip_allow_restart": False}
-"""HiGHS's options for the elastic models that explain a scenario with no plan: HiGHS 1.16.0 loops for ever
-after a restart on some of them, past its time limit and any cancel (a 38-column model of a generated world,
-`tests/fixtures/highs/restart_loop.mps`; without restarts it is solved in 0.03 s)."""
 
 
 def _fmt(amount: float, unit: str) -> str:
@@ -124,7 +120,7 @@ def _capacity_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: D
     for var, _reason in capacity.unlocks.values():
         var.upBound = 0
     set_elastic_objective(capacity, unlock_weight=0.0, slack_weight=1.0)
-    first = solve(capacity.prob, solver, deadline.remaining(), options=ELASTIC_OPTIONS)
+    first = solve(capacity.prob, solver, deadline.remaining(), options=EXPLAIN_OPTIONS)
     return _slack_lines(capacity) if first.status.has_solution else []
 
 
@@ -134,7 +130,7 @@ def _choice_lines(catalog: Catalog, scenario_id: str, solver: str, deadline: Dea
         return []
     choices = build_model(catalog, scenario_id, elastic=True)
     set_elastic_objective(choices, unlock_weight=1.0, slack_weight=100.0)
-    second = solve(choices.prob, solver, deadline.remaining(), options=ELASTIC_OPTIONS)
+    second = solve(choices.prob, solver, deadline.remaining(), options=EXPLAIN_OPTIONS)
     return (_unlock_lines(choices) + _slack_lines(choices)) if second.status.has_solution else []
 
 

@@ -20,6 +20,12 @@ from trnplan.optimize.model import lin
 from trnplan.optimize.progress import Deadline
 from trnplan.optimize.solve import solve
 
+EXPLAIN_OPTIONS = {"mip_allow_restart": False}
+"""HiGHS's options for the small MILPs that explain a scenario with no plan (its elastic models,
+`explain`, and what fits, `most_that_fits`): HiGHS 1.16.0 looped for ever after a restart on one of them,
+past its time limit and a cancel (an elastic model of a generated world, 39 columns,
+`tests/fixtures/highs/restart_loop.mps`; without restarts it is solved in 0.03 s)."""
+
 DEMANDS = (("chips", "chips"), ("fp8_pflops", "PF"), ("hbm_tb", "TB HBM"))
 MAX_REASONS = 6
 
@@ -75,7 +81,7 @@ def most_that_fits(
     model.prob.setObjective(
         lin((v, getattr(o, key)) for sm in sites for v, o in zip(sm.n, sm.options, strict=True))
     )
-    result = solve(model.prob, solver, deadline.remaining())
+    result = solve(model.prob, solver, deadline.remaining(), options=EXPLAIN_OPTIONS)
     if result.status.value != "optimal":
         return 0.0 if result.status.value == "infeasible" else None
     return max(0.0, float(pulp.value(model.prob.objective) or 0.0))
