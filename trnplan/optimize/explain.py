@@ -24,7 +24,6 @@ from trnplan.optimize.solve import solve
 TOL = 1e-6
 
 
-
 def _fmt(amount: float, unit: str) -> str:
     if unit == "USD":
         return f"${amount:,.0f}"
