@@ -1,8 +1,9 @@
 """HiGHS 1.16.0 looped for ever after a restart, past its time limit and a cancel, on the fixture: the
 elastic model (capacity slack, no unlocks) that explains a generated world with no plan
 (`tests/test_property_enumeration.py` drew the world, `restart_loop.world.json`; CI hung on it). The
-explanation's solves run without restarts (`levers.EXPLAIN_OPTIONS`). Each run here is a subprocess with a
-timeout, so a loop cannot hang the suite.
+explanation's solves run without restarts (`levers.EXPLAIN_OPTIONS`); any solve `highs.run` waits for is
+left once it runs well past its time limit or Ctrl-C, should it not stop when asked (the loop caught a
+plan's own search too). Each run here is a subprocess with a timeout, so a loop cannot hang the suite.
 """
 
 from __future__ import annotations
@@ -76,3 +77,56 @@ def test_the_fixture_still_loops_with_restarts() -> None:
         return
     if out.startswith("HighsModelStatus.kOptimal"):
         pytest.skip("this HiGHS solves the fixture with restarts on")
+
+
+GIVE_UP = """
+import signal, sys, time, highspy
+from trnplan.errors import SolverError
+from trnplan.optimize import highs
+from trnplan.optimize.solve import HIGHS_OPTIONS
+highs.OVERRUN_S, highs.CANCEL_WAIT_S = 1.0, 1.0
+h = highspy.Highs()
+h.setOptionValue("output_flag", False)
+limit = float(sys.argv[2])
+for name, value in {**HIGHS_OPTIONS, "threads": 1, "random_seed": 0, "time_limit": limit}.items():
+    h.setOptionValue(name, value)
+h.readModel(sys.argv[1])
+began = time.monotonic()
+if sys.argv[3] == "ctrl-c":
+    signal.signal(signal.SIGALRM, lambda *_: signal.raise_signal(signal.SIGINT))
+    signal.setitimer(signal.ITIMER_REAL, 3.0)
+try:
+    highs.run(h)
+except SolverError as exc:
+    print(f"gave up after {time.monotonic() - began:.1f} s: {exc}")
+except KeyboardInterrupt:
+    print(f"interrupted after {time.monotonic() - began:.1f} s")
+else:
+    print(f"ended after {time.monotonic() - began:.1f} s: {h.getModelStatus()}")
+"""
+
+
+def _gave_up(*args: str) -> tuple[str, float]:
+    out = _run(GIVE_UP, str(MODEL), *args, timeout=60).stdout.splitlines()[-1]
+    return out, float(out.split(" after ")[1].split(" s")[0])
+
+
+def test_a_solve_that_does_not_stop_is_given_up_past_its_time_limit() -> None:
+    """`highs.run` on the fixture with restarts on (HiGHS loops) and a 2 s limit: a SolverError that says
+    what happened once OVERRUN_S (1 s here) and CANCEL_WAIT_S (1 s) have passed, not a hang (the process
+    ends too: the solve's thread is a daemon). Skipped where this HiGHS solves the fixture."""
+    out, seconds = _gave_up("2", "limit")
+    if out.startswith("ended") and "kOptimal" in out:
+        pytest.skip("this HiGHS solves the fixture with restarts on")
+    assert out.startswith("gave up") and "past its time limit of 2 s" in out and "did not stop" in out, out
+    assert 3.5 < seconds < 20
+
+
+def test_ctrl_c_leaves_a_solve_that_does_not_stop() -> None:
+    """Ctrl-C (SIGINT at 3 s, no time limit) during the loop: the KeyboardInterrupt goes on after
+    CANCEL_WAIT_S, where it waited for ever before."""
+    out, seconds = _gave_up("inf", "ctrl-c")
+    if out.startswith("ended") and "kOptimal" in out:
+        pytest.skip("this HiGHS solves the fixture with restarts on")
+    assert out.startswith("interrupted"), out
+    assert 3.5 < seconds < 20

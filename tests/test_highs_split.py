@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import trnplan.optimize.highs as highs
-from trnplan.optimize.highs import HighsModel, domain_work, split_pays
+from trnplan.optimize.highs import HighsModel, Total, domain_work, split_pays
 from trnplan.optimize.solve import start_highs
 
 EXAMPLES = int(os.environ.get("TRNPLAN_PROPERTY_EXAMPLES", "150"))
@@ -153,6 +153,17 @@ def test_only_a_model_wide_enough_and_solved_within_a_gap_is_split() -> None:
     assert domain_work(prob) == 100 * 1024**2 / 2 and split_pays(prob, 1e-4)
     assert not split_pays(prob, 0.0)  # a proof of gap 0 is a tree search: x itself branches better
     assert not split_pays(pulp.LpProblem("q", pulp.LpMinimize), 1e-4)
+    # ...unless it is given the unit totals to branch on, each of few members (on average)
+    names = [x.name for x in xs]
+    few_members = [Total(tuple(names[i:i + 50]), ()) for i in (0, 50)]
+    many_members = [Total(tuple(names[:51]), ()), Total(tuple(names[51:]), ())]  # 51 + 49: 50 on average
+    too_many = [Total(tuple(names[:60]), ()), Total(tuple(names[59:]), ())]  # 60 + 41
+    assert split_pays(prob, 0.0, few_members) and split_pays(prob, 0.0, many_members)
+    assert not split_pays(prob, 0.0, too_many) and not split_pays(prob, 0.0, [])
+    assert not split_pays(pulp.LpProblem("q", pulp.LpMinimize), 0.0, few_members)  # nothing wide
+    assert split_pays(prob, 1e-4, too_many)  # within a gap the totals are not given, and it splits anyway
+    assert start_highs(prob, None, totals=few_members).model.parts
+    assert not start_highs(prob, None, totals=too_many).model.parts
     assert start_highs(prob, None, gap=1e-4).model.parts and not start_highs(prob, None).model.parts
     few = pulp.LpProblem("few", pulp.LpMinimize)
     few += pulp.lpSum(pulp.LpVariable(f"y{i}", 0, 99, pulp.LpInteger) for i in range(100))

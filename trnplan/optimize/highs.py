@@ -131,11 +131,19 @@ in 30-33 s against 41-62 s. The shipped trn3-life (1.2e7) only changed its searc
 issue 35, fifth round)."""
 
 SPLIT_MIN_GAP = 1e-6
-"""...and only when the relative gap asked is at least this. A proof of gap 0 is a tree search, where
-branching on a part (b splits x's values into residue classes) is weaker than on x: HiGHS alone on
-10 x 8's model to gap 0 proved it in 155 s plain and was 0.0024% off after 240 s split (seed 1; seed 0:
-0.0015% against 0.0023% after 240 s), while 25 x 8 proved in 156 s either way (bench/README.md, issue 35,
-sixth round)."""
+"""...and only when the relative gap asked is at least this, or the unit totals are given with few members
+(`SPLIT_TOTALS_MAX_MEMBERS`). A proof of gap 0 is a tree search, where branching on a part (b splits x's
+values into residue classes) is weaker than on x: without the totals, HiGHS alone on 10 x 8's model to
+gap 0 proved it in 155 s plain and was 0.0024% off after 240 s split (seed 1; seed 0: 0.0015% against
+0.0023% after 240 s), while 25 x 8 proved in 156 s either way (bench/README.md, issue 35, sixth round)."""
+
+SPLIT_TOTALS_MAX_MEMBERS = 50
+"""A proof of gap 0 given the unit totals (`totals_pay`) is solved split too where the totals have at most
+this many members on average (about 1.2 to 1.5 per site: 12.4 at 10 sites, 30.4 at 25, 72.4 at 50). The
+tree then branches on the totals, whole, and the root's reduced-cost work on the split counts is small:
+10 x 8 to gap 0 in 29.5, 24.7 and 25.8 s against 46.3, 64.5 and 45.0 s (HiGHS seeds 0, 1, 2), 25 x 4
+14.3 s against 21.0 s, 25 x 8 45.1 and 56.1 s against 63.4 and 54.4 s; but 50 x 4 131, 104, 100 and 107 s
+against 80, 100, a loop and 80 s (seeds 0 to 3: bench/README.md, issue 35, sixteenth round)."""
 
 
 TOTALS_MAX_GAP = 1e-6
@@ -170,10 +178,12 @@ def domain_work(prob: pulp.LpProblem) -> float:
     return sum(min(float(v.upBound), 1024.0) ** 2 / 2 for v in prob.variables() if _wide(v))
 
 
-def split_pays(prob: pulp.LpProblem, gap: float) -> bool:
-    """Whether to solve `prob` within the relative `gap` with its wide integer columns split
-    (SPLIT_MIN_WORK, SPLIT_MIN_GAP)."""
-    return gap >= SPLIT_MIN_GAP and domain_work(prob) >= SPLIT_MIN_WORK
+def split_pays(prob: pulp.LpProblem, gap: float, totals: list[Total] | None = None) -> bool:
+    """Whether to solve `prob` within the relative `gap`, given `totals` where they pay, with its wide
+    integer columns split (SPLIT_MIN_WORK, SPLIT_MIN_GAP, SPLIT_TOTALS_MAX_MEMBERS)."""
+    given = totals if totals and totals_pay(totals, gap) else []
+    few = bool(given) and sum(len(t.members) for t in given) <= SPLIT_TOTALS_MAX_MEMBERS * len(given)
+    return (gap >= SPLIT_MIN_GAP or few) and domain_work(prob) >= SPLIT_MIN_WORK
 
 
 class HighsModel:
@@ -383,6 +393,18 @@ def run_here(h: Any) -> Any:
         reset(True)
 
 
+OVERRUN_S = 60.0
+"""A solve still running this long past its time limit (or half the limit, if that is longer) is given
+up on (`run`). HiGHS's root cut rounds check no time limit and have run 26 s past a 31 s one on a
+50-site x 8-quarter portfolio; but HiGHS 1.16.0's presolve after a restart can also loop for ever, past
+its time limit and a cancel (`tests/fixtures/highs/restart_loop.mps`; a 50-site x 4-quarter portfolio's
+search with HiGHS seed 2: bench/README.md, issue 35, sixteenth round)."""
+
+CANCEL_WAIT_S = 10.0
+"""How long `run` waits for a solve asked to stop (Ctrl-C, or past `OVERRUN_S`) before leaving it: HiGHS
+sees a cancel at its next check, well under a second in every run measured, or never, in that loop."""
+
+
 def run(h: Any) -> None:
     """Run HiGHS so that Ctrl-C stops it at once (`h.run()` keeps the main thread in C until the solve
     ends: Python would act on SIGINT only then).
@@ -390,18 +412,40 @@ def run(h: Any) -> None:
     Inside a `progress.watch` session, HiGHS's MIP callbacks record the incumbent, bound and gap, and the
     waiting main thread reports them; a session that keeps the best plan on Ctrl-C gets the stopped solve
     back as it is (HiGHS says "interrupted", with its incumbent if it has one) instead of the exception.
+
+    A solve that does not end `OVERRUN_S` past its time limit is asked to stop, and one that does not
+    stop when asked (Ctrl-C, or that) is left running on its own thread (a daemon: it ends with the
+    process): past its time limit, a `SolverError` says so; on Ctrl-C, the KeyboardInterrupt goes on, as
+    nothing can be read from a solve still running.
     """
+    import time
+
+    from trnplan.errors import SolverError
+
     session = progress.current()
     latest = _watch_mip(h) if session is not None and session.progress is not None else None
     h.HandleUserInterrupt = True
+    limit = float(h.getOptionValue("time_limit")[1])
+    give_up = limit + max(OVERRUN_S, limit / 2) if limit < 1e20 else math.inf
+    began = time.monotonic()
     h.startSolve()
     try:
         while not h.wait(PROGRESS_STEP_S)[0]:
             if latest is not None and session is not None:
                 session.report(*latest)
+            if time.monotonic() - began > give_up:
+                h.cancelSolve()
+                if h.wait(CANCEL_WAIT_S)[0]:
+                    return  # it stopped when asked: HiGHS says "interrupted", with what it had
+                raise SolverError(
+                    f"HiGHS {version()} ran {time.monotonic() - began - limit:.0f} s past its time limit of"
+                    f" {limit:.0f} s and did not stop when asked (HiGHS 1.16's presolve can loop for ever"
+                    " after a restart); no plan from this solve"
+                )
     except KeyboardInterrupt:
         h.cancelSolve()
-        h.wait()
+        if not h.wait(CANCEL_WAIT_S)[0]:
+            raise
         if session is None or not session.keep_best_on_interrupt:
             raise
         session.interrupted = True

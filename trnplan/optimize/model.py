@@ -14,9 +14,10 @@ Variables, per site s:
 Few wide integers: HiGHS's root work grows quadratically with the reduced-cost bounds it keeps per wide
 general integer column (bench/README.md), so variables whose integrality is implied are continuous:
 S[s,o] (through T[s]) and R[s] (through the integer rack positions row); the wide ones left (n, T) go to
-HiGHS split in two narrow ones where that work is large and a gap is asked (`highs.split_pays`). A model
-with periods solved to gap 0 gets, in HiGHS's copy alone, each period's count of each kind of unit over
-its sites as an integer column to branch on (`build.unit_totals`, `highs.TOTALS_MAX_GAP`).
+HiGHS split in two narrow ones where that work is large and a gap is asked, or at gap 0 beside unit
+totals of few members (`highs.split_pays`). A model with periods solved to gap 0 gets, in HiGHS's copy
+alone, each period's count of each kind of unit over its sites as an integer column to branch on
+(`build.unit_totals`, `highs.TOTALS_MAX_GAP`).
 Elastic mode adds non-negative slacks to capacity rows and lets blocked options in behind unlock binaries.
 """
 

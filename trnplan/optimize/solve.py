@@ -253,7 +253,7 @@ def highs_copy(
     """`start_highs`'s copy of `prob` before its MIP start is given (`armed`). One made ahead (on another
     thread while something else runs) without a time limit is given one by its caller before it runs
     (`highs.keep_within`)."""
-    model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob, gap))
+    model = HighsModel(prob, seed=highs.HIGHS_SEED, split=highs.split_pays(prob, gap, totals))
     if time_limit is not None:
         model.set_options(time_limit=float(time_limit))
     model.set_options(**HIGHS_OPTIONS)
