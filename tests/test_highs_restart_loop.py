@@ -98,6 +98,13 @@ if sys.argv[3] == "ctrl-c":
 try:
     highs.run(h)
 except SolverError as exc:
+    after = highspy.Highs()  # and the process solves on: the solve left running holds nothing of theirs
+    after.setOptionValue("output_flag", False)
+    after.addVar(0.0, 10.0)
+    after.changeColIntegrality(0, highspy.HighsVarType.kInteger)
+    after.changeColCost(0, -1.0)
+    highs.run(after)
+    print(f"then {after.getModelStatus()} {after.getInfo().objective_function_value}")
     print(f"gave up after {time.monotonic() - began:.1f} s: {exc}")
 except KeyboardInterrupt:
     print(f"interrupted after {time.monotonic() - began:.1f} s")
@@ -118,8 +125,41 @@ def test_a_solve_that_does_not_stop_is_given_up_past_its_time_limit() -> None:
     out, seconds = _gave_up("2", "limit")
     if out.startswith("ended") and "kOptimal" in out:
         pytest.skip("this HiGHS solves the fixture with restarts on")
-    assert out.startswith("gave up") and "past its time limit of 2 s" in out and "did not stop" in out, out
+    assert out.startswith("gave up") and "time limit (2 s," in out and "did not stop" in out, out
     assert 3.5 < seconds < 20
+
+
+def test_a_solve_after_one_left_running_is_solved() -> None:
+    """highspy's `startSolve` lock is shared by every instance: a solve left running on it would refuse
+    every later one in the process ("Solver is already running"). `run` uses a thread of its own."""
+    out = _run(GIVE_UP, str(MODEL), "2", "limit", timeout=60).stdout.splitlines()
+    if out[-1].startswith("ended") and "kOptimal" in out[-1]:
+        pytest.skip("this HiGHS solves the fixture with restarts on")
+    assert out[-2] == "then HighsModelStatus.kOptimal -10.0", out
+
+
+def test_a_solve_stopped_past_its_time_limit_reads_as_a_time_limit() -> None:
+    """What `run` stopped past its time limit (HiGHS says "interrupted") is a time limit, not Ctrl-C: with
+    `stopped_past_limit`, the termination is TIME_LIMIT; without, INTERRUPT."""
+    import pulp
+
+    from trnplan.optimize import highs
+    from trnplan.optimize.solve import Termination, finish, start_highs
+
+    terminations = []
+    for past in (True, False):
+        prob = pulp.LpProblem("p", pulp.LpMaximize)
+        xs = [pulp.LpVariable(f"x{i}", 0, 9, pulp.LpInteger) for i in range(8)]
+        prob += pulp.lpSum((3 + i) * x for i, x in enumerate(xs))
+        prob += pulp.lpSum((5 + 2 * i) * x for i, x in enumerate(xs)) <= 101.5
+        pending = start_highs(prob, None)
+        h = pending.model.h
+        h.setOptionValue("presolve", "off")
+        h.cbMipInterrupt += lambda event: event.interrupt()  # stops at HiGHS's first check, as a cancel does
+        h._trnplan_past_limit = past
+        highs.run(h)
+        terminations.append(finish(pending).termination)
+    assert terminations == [Termination.TIME_LIMIT, Termination.INTERRUPT]
 
 
 def test_ctrl_c_leaves_a_solve_that_does_not_stop() -> None:

@@ -413,11 +413,14 @@ def run(h: Any) -> None:
     waiting main thread reports them; a session that keeps the best plan on Ctrl-C gets the stopped solve
     back as it is (HiGHS says "interrupted", with its incumbent if it has one) instead of the exception.
 
-    A solve that does not end `OVERRUN_S` past its time limit is asked to stop, and one that does not
-    stop when asked (Ctrl-C, or that) is left running on its own thread (a daemon: it ends with the
-    process): past its time limit, a `SolverError` says so; on Ctrl-C, the KeyboardInterrupt goes on, as
-    nothing can be read from a solve still running.
+    A solve that does not end `OVERRUN_S` past its time limit is asked to stop (`stopped_past_limit` then
+    says so); one that does not stop when asked (that, or Ctrl-C) is left running on its own thread, a
+    daemon that ends with the process: past its time limit, a `SolverError` says so; on Ctrl-C, the
+    KeyboardInterrupt goes on, as nothing can be read from a solve still running. The solve runs on a
+    thread of this function's own, not highspy's `startSolve`, whose lock all instances share: a solve
+    left running would hold it, and every later `startSolve` of the process would refuse to begin.
     """
+    import threading
     import time
 
     from trnplan.errors import SolverError
@@ -425,30 +428,54 @@ def run(h: Any) -> None:
     session = progress.current()
     latest = _watch_mip(h) if session is not None and session.progress is not None else None
     h.HandleUserInterrupt = True
+    h._Highs__solver_should_stop = False  # an earlier cancel is not this run's (startSolve resets it too)
     limit = float(h.getOptionValue("time_limit")[1])
     give_up = limit + max(OVERRUN_S, limit / 2) if limit < 1e20 else math.inf
+    ended = threading.Event()
+    failed: list[BaseException] = []
+
+    def solve() -> None:
+        try:
+            run_here(h)
+            if h.getOptionValue("threads")[1] == 1:
+                type(h).resetThreadScheduler(False)  # this thread's scheduler goes with it (as highspy's)
+        except BaseException as exc:  # raised again on the waiting thread
+            failed.append(exc)
+        finally:
+            ended.set()
+
     began = time.monotonic()
-    h.startSolve()
+    threading.Thread(target=solve, name="trnplan-highs", daemon=True).start()
     try:
-        while not h.wait(PROGRESS_STEP_S)[0]:
+        while not ended.wait(PROGRESS_STEP_S):
             if latest is not None and session is not None:
                 session.report(*latest)
             if time.monotonic() - began > give_up:
                 h.cancelSolve()
-                if h.wait(CANCEL_WAIT_S)[0]:
-                    return  # it stopped when asked: HiGHS says "interrupted", with what it had
-                raise SolverError(
-                    f"HiGHS {version()} ran {time.monotonic() - began - limit:.0f} s past its time limit of"
-                    f" {limit:.0f} s and did not stop when asked (HiGHS 1.16's presolve can loop for ever"
-                    " after a restart); no plan from this solve"
-                )
+                if not ended.wait(CANCEL_WAIT_S):
+                    h._trnplan_left = True
+                    raise SolverError(
+                        f"HiGHS {version()} ran {time.monotonic() - began - limit:.0f} s past this solve's"
+                        f" time limit ({limit:g} s, what was left of the command's) and did not stop when"
+                        " asked (HiGHS 1.16's presolve can loop for ever after a restart); no plan from it"
+                    )
+                h._trnplan_past_limit = True  # it stopped when asked: as at its time limit, with what it had
     except KeyboardInterrupt:
         h.cancelSolve()
-        if not h.wait(CANCEL_WAIT_S)[0]:
+        if not ended.wait(CANCEL_WAIT_S):
+            h._trnplan_left = True
             raise
         if session is None or not session.keep_best_on_interrupt:
             raise
         session.interrupted = True
+    if failed:
+        raise failed[0]
+
+
+def stopped_past_limit(h: Any) -> bool:
+    """Whether `run` stopped `h`'s solve, running `OVERRUN_S` past its time limit (HiGHS then says
+    "interrupted": it is a time limit)."""
+    return bool(getattr(h, "_trnplan_past_limit", False))
 
 
 TOGETHER_THREADS = min(3, os.cpu_count() or 1)
@@ -575,5 +602,6 @@ def confirm_infeasible(h: Any, rerun: Any = None) -> bool:
         else:
             rerun(h)
     finally:
-        h.setOptionValue("presolve", "choose")  # trnplan never sets another
+        if not getattr(h, "_trnplan_left", False):  # not on a solve `run` left running
+            h.setOptionValue("presolve", "choose")  # trnplan never sets another
     return True

@@ -323,6 +323,8 @@ def _finish_highs(pending: Pending) -> SolveResult:
     info = h.getInfo()
     has_primal = info.primal_solution_status == 2
     status, termination = highs_outcome(h.getModelStatus(), has_primal)
+    if termination is Termination.INTERRUPT and highs.stopped_past_limit(h):
+        termination = Termination.TIME_LIMIT
     gap: float | None = float(info.mip_gap)
     if gap != gap or gap > 1e300:  # type: ignore[operator]  # NaN or inf when no incumbent
         gap = None
