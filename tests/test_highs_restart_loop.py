@@ -11,7 +11,9 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import highspy
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "highs"
@@ -100,11 +102,14 @@ try:
 except SolverError as exc:
     after = highspy.Highs()  # and the process solves on: the solve left running holds nothing of theirs
     after.setOptionValue("output_flag", False)
-    after.addVar(0.0, 10.0)
-    after.changeColIntegrality(0, highspy.HighsVarType.kInteger)
-    after.changeColCost(0, -1.0)
+    after.setOptionValue("presolve", "off")  # a search of its own, not presolve's answer
+    for i in range(8):  # max sum (3 + i) x_i, sum (5 + 2 i) x_i <= 101.5, x_i in 0..9 integer
+        after.addVar(0.0, 9.0)
+        after.changeColIntegrality(i, highspy.HighsVarType.kInteger)
+        after.changeColCost(i, -(3.0 + i))
+    after.addRow(-highspy.kHighsInf, 101.5, 8, list(range(8)), [5.0 + 2 * i for i in range(8)])
     highs.run(after)
-    print(f"then {after.getModelStatus()} {after.getInfo().objective_function_value}")
+    print(f"then {after.getModelStatus()} {after.getInfo().objective_function_value:g}")
     print(f"gave up after {time.monotonic() - began:.1f} s: {exc}")
 except KeyboardInterrupt:
     print(f"interrupted after {time.monotonic() - began:.1f} s")
@@ -113,29 +118,88 @@ else:
 """
 
 
-def _gave_up(*args: str) -> tuple[str, float]:
-    out = _run(GIVE_UP, str(MODEL), *args, timeout=60).stdout.splitlines()[-1]
-    return out, float(out.split(" after ")[1].split(" s")[0])
+def _gave_up(*args: str) -> tuple[list[str], float]:
+    command = [sys.executable, "-c", GIVE_UP, str(MODEL), *args]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout.splitlines()
+    return out, float(out[-1].split(" after ")[1].split(" s")[0])
 
 
 def test_a_solve_that_does_not_stop_is_given_up_past_its_time_limit() -> None:
     """`highs.run` on the fixture with restarts on (HiGHS loops) and a 2 s limit: a SolverError that says
     what happened once OVERRUN_S (1 s here) and CANCEL_WAIT_S (1 s) have passed, not a hang (the process
-    ends too: the solve's thread is a daemon). Skipped where this HiGHS solves the fixture."""
+    ends too: the solve's thread is a daemon); then a search of another model in the same process is
+    solved (highspy's `startSolve` lock is shared by every instance: a solve left running on it refused
+    every later one, "Solver is already running"). Skipped where this HiGHS solves the fixture."""
     out, seconds = _gave_up("2", "limit")
-    if out.startswith("ended") and "kOptimal" in out:
+    if out[-1].startswith("ended") and "kOptimal" in out[-1]:
         pytest.skip("this HiGHS solves the fixture with restarts on")
-    assert out.startswith("gave up") and "time limit (2 s," in out and "did not stop" in out, out
+    assert out[-1].startswith("gave up") and "time limit (2 s)" in out[-1] and "did not stop" in out[-1], out
+    assert 3.5 < seconds < 20
+    assert out[-2] == "then HighsModelStatus.kOptimal -59", out  # the knapsack's optimum (59: a DP says so)
+
+
+def test_ctrl_c_leaves_a_solve_that_does_not_stop() -> None:
+    """Ctrl-C (SIGINT at 3 s, no time limit) during the loop: the KeyboardInterrupt goes on after
+    CANCEL_WAIT_S, where it waited for ever before."""
+    out, seconds = _gave_up("inf", "ctrl-c")
+    if out[-1].startswith("ended") and "kOptimal" in out[-1]:
+        pytest.skip("this HiGHS solves the fixture with restarts on")
+    assert out[-1].startswith("interrupted"), out
     assert 3.5 < seconds < 20
 
 
-def test_a_solve_after_one_left_running_is_solved() -> None:
-    """highspy's `startSolve` lock is shared by every instance: a solve left running on it would refuse
-    every later one in the process ("Solver is already running"). `run` uses a thread of its own."""
-    out = _run(GIVE_UP, str(MODEL), "2", "limit", timeout=60).stdout.splitlines()
-    if out[-1].startswith("ended") and "kOptimal" in out[-1]:
-        pytest.skip("this HiGHS solves the fixture with restarts on")
-    assert out[-2] == "then HighsModelStatus.kOptimal -10.0", out
+class _Solve:
+    """A stand-in for a highspy instance whose run ends when cancelled (`stops`) or never, with a time limit
+    of 0.1 s."""
+
+    def __init__(self, stops: bool) -> None:
+        import threading
+
+        self.stops, self.cancelled, self.released = stops, threading.Event(), threading.Event()
+        self.HandleUserInterrupt = False
+
+    def getOptionValue(self, name: str) -> tuple[int, float]:
+        return 0, {"time_limit": 0.1, "threads": 1}[name]
+
+    def run(self) -> None:
+        (self.cancelled if self.stops else self.released).wait(30)
+
+    def cancelSolve(self) -> None:
+        self.cancelled.set()
+
+    def getModelStatus(self) -> Any:
+        return highspy.HighsModelStatus.kInterrupt
+
+    @staticmethod
+    def resetThreadScheduler(blocking: bool) -> None:
+        pass
+
+
+def test_run_stops_a_solve_past_its_limit_and_leaves_one_that_does_not_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from trnplan.errors import SolverError
+    from trnplan.optimize import highs
+
+    monkeypatch.setattr(highs, "OVERRUN_S", 0.0)  # given up 0.05 s past the 0.1 s limit
+    monkeypatch.setattr(highs, "CANCEL_WAIT_S", 0.3)
+    stops = _Solve(stops=True)
+    highs.run(stops)
+    assert stops.cancelled.is_set() and highs.stopped_past_limit(stops) and not stops._trnplan_left
+    never = _Solve(stops=False)
+    with pytest.raises(SolverError, match=r"past this solve's time limit \(0.1 s\) and did not stop"):
+        highs.run(never)
+    assert never.cancelled.is_set() and never._trnplan_left and not highs.stopped_past_limit(never)
+    never.released.set()  # its thread ends
+    monkeypatch.setattr(highs, "OVERRUN_S", 60.0)
+    again = _Solve(stops=True)
+    again.getOptionValue = lambda name: (0, {"time_limit": 0.1, "threads": 1}[name])  # type: ignore[method-assign]
+    again.run = lambda: None  # type: ignore[method-assign]  # ends at once: not stopped, not left
+    again._trnplan_past_limit = True  # from an earlier run of the same instance
+    highs.run(again)
+    assert not highs.stopped_past_limit(again) and not again._trnplan_left
 
 
 def test_a_solve_stopped_past_its_time_limit_reads_as_a_time_limit() -> None:
@@ -156,17 +220,7 @@ def test_a_solve_stopped_past_its_time_limit_reads_as_a_time_limit() -> None:
         h = pending.model.h
         h.setOptionValue("presolve", "off")
         h.cbMipInterrupt += lambda event: event.interrupt()  # stops at HiGHS's first check, as a cancel does
-        h._trnplan_past_limit = past
         highs.run(h)
+        h._trnplan_past_limit = past  # as `run` marks a solve it stopped past its limit
         terminations.append(finish(pending).termination)
     assert terminations == [Termination.TIME_LIMIT, Termination.INTERRUPT]
-
-
-def test_ctrl_c_leaves_a_solve_that_does_not_stop() -> None:
-    """Ctrl-C (SIGINT at 3 s, no time limit) during the loop: the KeyboardInterrupt goes on after
-    CANCEL_WAIT_S, where it waited for ever before."""
-    out, seconds = _gave_up("inf", "ctrl-c")
-    if out.startswith("ended") and "kOptimal" in out:
-        pytest.skip("this HiGHS solves the fixture with restarts on")
-    assert out.startswith("interrupted"), out
-    assert 3.5 < seconds < 20

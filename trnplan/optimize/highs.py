@@ -423,12 +423,15 @@ def run(h: Any) -> None:
     import threading
     import time
 
+    import highspy
+
     from trnplan.errors import SolverError
 
     session = progress.current()
     latest = _watch_mip(h) if session is not None and session.progress is not None else None
     h.HandleUserInterrupt = True
     h._Highs__solver_should_stop = False  # an earlier cancel is not this run's (startSolve resets it too)
+    h._trnplan_past_limit = h._trnplan_left = False  # nor what an earlier run of `h` came to
     limit = float(h.getOptionValue("time_limit")[1])
     give_up = limit + max(OVERRUN_S, limit / 2) if limit < 1e20 else math.inf
     ended = threading.Event()
@@ -445,29 +448,30 @@ def run(h: Any) -> None:
             ended.set()
 
     began = time.monotonic()
-    threading.Thread(target=solve, name="trnplan-highs", daemon=True).start()
     try:
+        threading.Thread(target=solve, name="trnplan-highs", daemon=True).start()
         while not ended.wait(PROGRESS_STEP_S):
             if latest is not None and session is not None:
                 session.report(*latest)
             if time.monotonic() - began > give_up:
                 h.cancelSolve()
                 if not ended.wait(CANCEL_WAIT_S):
-                    h._trnplan_left = True
                     raise SolverError(
                         f"HiGHS {version()} ran {time.monotonic() - began - limit:.0f} s past this solve's"
-                        f" time limit ({limit:g} s, what was left of the command's) and did not stop when"
-                        " asked (HiGHS 1.16's presolve can loop for ever after a restart); no plan from it"
+                        f" time limit ({limit:g} s) and did not stop when asked (HiGHS 1.16's presolve can"
+                        " loop for ever after a restart); no plan from it"
                     )
-                h._trnplan_past_limit = True  # it stopped when asked: as at its time limit, with what it had
+                # it stopped when asked: as at its time limit, with what it had
+                h._trnplan_past_limit = h.getModelStatus() == highspy.HighsModelStatus.kInterrupt
     except KeyboardInterrupt:
         h.cancelSolve()
         if not ended.wait(CANCEL_WAIT_S):
-            h._trnplan_left = True
             raise
         if session is None or not session.keep_best_on_interrupt:
             raise
         session.interrupted = True
+    finally:
+        h._trnplan_left = not ended.is_set()  # still running: nothing may touch it (`confirm_infeasible`)
     if failed:
         raise failed[0]
 

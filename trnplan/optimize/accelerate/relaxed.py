@@ -286,10 +286,11 @@ def _objective(model: Model, plan: dict[str, float]) -> float:
 
 def _stopped(hm: highs.HighsModel) -> bool:
     """Whether `hm`'s run was cancelled (`Background.stop`: on its thread, `progress.interrupted()` is not
-    seen until the wait ends)."""
+    seen until the wait ends), not stopped past its time limit (`highs.stopped_past_limit`)."""
     import highspy
 
-    return bool(hm.h.getModelStatus() == highspy.HighsModelStatus.kInterrupt)
+    cancelled = hm.h.getModelStatus() == highspy.HighsModelStatus.kInterrupt
+    return bool(cancelled and not highs.stopped_past_limit(hm.h))
 
 
 def _proven(lean: Pending) -> bool:
