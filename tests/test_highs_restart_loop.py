@@ -154,6 +154,8 @@ class _Solve:
     """A stand-in for a highspy instance whose run ends when cancelled (`stops`) or never, with a time limit
     of 0.1 s."""
 
+    _trnplan_left = _trnplan_past_limit = False  # what `highs.run` marks
+
     def __init__(self, stops: bool) -> None:
         import threading
 
@@ -195,7 +197,6 @@ def test_run_stops_a_solve_past_its_limit_and_leaves_one_that_does_not_stop(
     never.released.set()  # its thread ends
     monkeypatch.setattr(highs, "OVERRUN_S", 60.0)
     again = _Solve(stops=True)
-    again.getOptionValue = lambda name: (0, {"time_limit": 0.1, "threads": 1}[name])  # type: ignore[method-assign]
     again.run = lambda: None  # type: ignore[method-assign]  # ends at once: not stopped, not left
     again._trnplan_past_limit = True  # from an earlier run of the same instance
     highs.run(again)
