@@ -133,8 +133,8 @@ def main() -> None:
     models = args.models.split(",")
     gaps = [float(g) for g in args.gaps.split(",")]
     head = (
-        f"{'case':>6} {'seed':>4} {'target':>6} {'model':>8} {'status':>8} {'gap':>8} {'seconds':>8} "
-        f"{'vars':>6} {'ints':>5} {'rows':>6} {'/ today':>7}"
+        f"{'case':>5} {'seed':>4} {'target':>6} {'model':>8} {'status':>10} {'gap':>8} {'seconds':>7} "
+        f"{'vars':>5} {'ints':>5} {'rows':>5} {'/ today':>7}"
     )
     print(head)
     print("-" * len(head))
@@ -160,17 +160,21 @@ def main() -> None:
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
                 today = rows.get("today")
                 ratio = f"{row['seconds'] / today['seconds']:7.2f}" if today else ""
-                sizes = (f"{row['variables']:6d} {row['integers']:5d} {row['rows']:6d}" if row["variables"]
-                         else f"{'-':>6} {'-':>5} {'-':>6}")  # a tree's worker does not report them
+                sizes = (f"{row['variables']:5d} {row['integers']:5d} {row['rows']:5d}"
+                         if row.get("variables") else f"{'-':>5} {'-':>5} {'-':>5}")  # a tree's worker: none
+                status = "no plan" if row["status"] == "no_solution" else row["status"]
                 print(
-                    f"{case:>6} {seed:>4} {aim:>6g} {label:>8} {row['status']:>8} {gap:>8} "
-                    f"{row['seconds']:8.1f} {sizes} {ratio}",
+                    f"{case:>5} {seed:>4} {aim:>6g} {label:>8} {status:>10} {gap:>8} "
+                    f"{row['seconds']:7.1f} {sizes} {ratio}",
                     flush=True,
                 )
+                if "error" in row:  # a tree's worker that failed: the end of what it said
+                    said = row["error"].strip().splitlines() or ["(nothing on stderr)"]
+                    print(f"{'':20}{said[-1][:60]}", flush=True)
                 target = PHASED_TARGETS.get((sites, quarters, aim)) if label == "today" else None
                 if target is not None:  # on its own line: the table stays within 80 columns
                     verdict = time_verdict(target, row["seconds"], reached(row, aim))
-                    print(f"{'':21}target {verdict}", flush=True)
+                    print(f"{'':20}target {verdict}", flush=True)
             if "," in args.highs_seeds:
                 for name in models:
                     print(_agreement(name, [r for label, r in rows.items() if label.split("@")[0] == name]))

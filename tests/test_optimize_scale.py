@@ -240,3 +240,26 @@ def test_the_benches_say_whether_a_target_is_met_and_by_how_much() -> None:
     # the first model unproven at its limit: its ratio is a lower bound
     assert speedup_verdict(12.5, False) == "10x: met (>= 12.5x)"
     assert speedup_verdict(4.4, False).startswith("10x: not shown (>= 4.4x")
+
+
+def test_the_phased_bench_fits_80_columns_and_reports_a_tree_that_fails(tmp_path: Any) -> None:
+    """`bench/phased.py`'s table is read at 80 columns; a `--base` tree whose worker fails is a "crashed"
+    row with the end of what it said, not a KeyError that loses the rows before it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    broken = tmp_path / "trnplan"
+    broken.mkdir()
+    (broken / "__init__.py").write_text('raise SystemExit("this tree is broken on purpose")\n')
+    bench = Path(__file__).resolve().parents[1] / "bench" / "phased.py"
+    done = subprocess.run([sys.executable, str(bench), "--cases", "3x2", "--models", "today", "--gaps",
+                           "0.0001", "--limit", "60", "--base", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, lines
+    today, base = (line.split() for line in lines[2:4])
+    assert today[:4] == ["3x2", "0", "0.0001", "today"] and today[4] in ("optimal", "feasible")
+    assert base[3:5] == ["base", "crashed"]
+    assert lines[4].strip() == "this tree is broken on purpose"
