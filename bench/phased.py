@@ -97,9 +97,8 @@ def in_tree(tree: Path, case: str, gap: float, limit: float, seed: int, options:
          str(seed), options],
         capture_output=True, text=True, env=env,
     )
-    if proc.returncode != 0:
-        return {"seconds": float("nan"), "status": "crashed", "gap": None, "error": proc.stderr[-300:]}
-    row = dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+    crashed = {"seconds": float("nan"), "status": "crashed", "gap": None, "error": proc.stderr[-300:]}
+    row = dict(json.loads(proc.stdout.strip().splitlines()[-1])) if proc.returncode == 0 else crashed
     return {**row, "variables": 0, "integers": 0, "rows": 0}
 
 
@@ -160,8 +159,8 @@ def main() -> None:
                 gap = "-" if row["gap"] is None else f"{row['gap']:.4%}"
                 today = rows.get("today")
                 ratio = f"{row['seconds'] / today['seconds']:7.2f}" if today else ""
-                sizes = (f"{row['variables']:5d} {row['integers']:5d} {row['rows']:5d}"
-                         if row.get("variables") else f"{'-':>5} {'-':>5} {'-':>5}")  # a tree's worker: none
+                sizes = (f"{row['variables']:5d} {row['integers']:5d} {row['rows']:5d}" if row["variables"]
+                         else f"{'-':>5} {'-':>5} {'-':>5}")  # a tree's worker does not report them
                 status = "no plan" if row["status"] == "no_solution" else row["status"]
                 print(
                     f"{case:>5} {seed:>4} {aim:>6g} {label:>8} {status:>10} {gap:>8} "

@@ -11,6 +11,9 @@ fast the proof comes, never the optimum.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -244,11 +247,7 @@ def test_the_benches_say_whether_a_target_is_met_and_by_how_much() -> None:
 
 def test_the_phased_bench_fits_80_columns_and_reports_a_tree_that_fails(tmp_path: Any) -> None:
     """`bench/phased.py`'s table is read at 80 columns; a `--base` tree whose worker fails is a "crashed"
-    row with the end of what it said, not a KeyError that loses the rows before it."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
+    row with the end of what it said, not a KeyError that ends the run."""
     broken = tmp_path / "trnplan"
     broken.mkdir()
     (broken / "__init__.py").write_text('raise SystemExit("this tree is broken on purpose")\n')
